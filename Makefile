@@ -1,0 +1,103 @@
+# mpi-deadlock - plain Makefile with pkg-config.
+#
+#   make                 build build/mpi-deadlock
+#   make test            unit and end-to-end tests (one Criterion run)
+#   make unit            unit tests only (no MPI needed)
+#   make asan            build and test with ASan + UBSan in build-asan/
+#   make valgrind        unit tests under valgrind
+#   make bench           benchmarks: one "name: value unit" line per figure
+#   make fuzz            fuzz the snapshot reader (AFL++), corpus in tests/fuzz/
+#   make install PREFIX=DIR
+#
+# Each variant builds in its own folder (BUILD=...).
+
+PREFIX ?= /usr/local
+BUILD ?= build
+CC ?= cc
+
+WARN = -std=gnu11 -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes \
+       -Wmissing-prototypes -Wwrite-strings -Wvla -fno-common
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+
+PKGS = igraph libelf libunwind-ptrace json-c
+DWARF_CFLAGS = -I/usr/include/libdwarf
+DWARF_LIBS = -ldwarf
+
+CPPFLAGS += -Iinclude -D_GNU_SOURCE
+CFLAGS ?= -O2 -g
+CFLAGS += $(WARN) $(shell pkg-config --cflags $(PKGS)) $(DWARF_CFLAGS) $(SAN)
+LDFLAGS += $(SAN) -rdynamic
+LDLIBS += $(shell pkg-config --libs $(PKGS)) $(DWARF_LIBS) -ldl -lm -lpthread
+
+LIB_SRC = $(wildcard collector/*.c graph/*.c analyzer/*.c) main/util.c
+MAIN_SRC = $(filter-out main/util.c,$(wildcard main/*.c))
+TEST_SRC = $(wildcard tests/*_test.c tests/support/*.c)
+
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ = $(MAIN_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
+
+BIN = $(BUILD)/mpi-deadlock
+LIBMD = $(BUILD)/libmd.a
+TESTBIN = $(BUILD)/md-tests
+
+.PHONY: all test unit e2e asan valgrind bench fuzz install clean samples types
+
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBMD): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(LIBMD)
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBMD) $(LDLIBS)
+
+$(TESTBIN): $(TEST_OBJ) $(LIBMD)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs criterion)
+
+$(BUILD)/tests/%.o: CFLAGS += $(shell pkg-config --cflags criterion) -Itests
+
+# The end-to-end tests need the samples built against each Open MPI setup.
+samples: $(BIN)
+	@scripts/build-samples.sh $(BUILD)
+
+# All tests, one Criterion run: its closing "Synthesis" line has the counts.
+# Tests run one at a time: end-to-end jobs busy-poll on the two cores.
+test: $(BIN) $(TESTBIN) samples
+	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 $(TESTFLAGS)
+
+unit: $(BIN) $(TESTBIN)
+	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) MD_UNIT_ONLY=1 $(TESTBIN) --jobs 1 --filter '!(e2e*)/*' $(TESTFLAGS)
+
+e2e: $(BIN) $(TESTBIN) samples
+	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 --filter 'e2e*/*' $(TESTFLAGS)
+
+asan:
+	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" CFLAGS="-O1 -g" test
+
+valgrind: $(TESTBIN)
+	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) MD_UNIT_ONLY=1 valgrind --trace-children=yes --error-exitcode=1 --leak-check=full $(TESTBIN) --jobs 1 --filter '!(e2e*)/*'
+
+bench: $(BIN)
+	@scripts/bench.sh $(BUILD)
+
+fuzz:
+	@scripts/fuzz.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/mpi-deadlock
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mpi-deadlock
+	install -m 755 scripts/gstack $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock/gstack
+	install -m 644 doc/mpi-deadlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/mpi-deadlock.1
+	install -m 644 collector/typeprov/*.c collector/typeprov/*.h $(DESTDIR)$(PREFIX)/share/mpi-deadlock/
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,33 @@
+/*
+ * collect.h - the collector: from a starter (or rank) pid to a snapshot.
+ */
+#ifndef MD_COLLECT_H
+#define MD_COLLECT_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "snap.h"
+
+struct col_opts {
+	int pid;		/* mpirun's pid, or one rank's */
+	const char *dll;	/* --dll: use this DLL, NULL: MPIR_dll_name */
+	int looks;		/* looks to take, >= 1 (default 2) */
+	int interval_ms;	/* between looks (default 1000) */
+	bool progress;		/* show progress on stderr (a terminal) */
+	/* Set asynchronously by a SIGINT/SIGTERM handler; the collector
+	 * checks it between steps, detaches everything and returns
+	 * -MD_E_INTR. May be NULL. */
+	const volatile sig_atomic_t *stop;
+};
+
+/*
+ * Collect a snapshot of the job.  Every process attached is detached and
+ * running again before this returns, on every path.  Returns 0 and *out
+ * (owned by the caller, snap_free) or a negated MD_E_* code after
+ * reporting the reason once.  Ranks that could not be read are recorded
+ * in the snapshot, not failed.
+ */
+int col_collect(const struct col_opts *o, struct snap **out);
+
+#endif /* MD_COLLECT_H */

@@ -1,0 +1,75 @@
+/*
+ * md.h - what every module of mpi-deadlock shares: the error codes,
+ * allocation that never fails, and message helpers.
+ */
+#ifndef MD_MD_H
+#define MD_MD_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#define MD_VERSION "0.1.0"
+
+/* Exit codes: an interface, documented in --help and README. */
+enum {
+	MD_EXIT_NO_DEADLOCK = 0,
+	MD_EXIT_DEADLOCK = 1,
+	MD_EXIT_INCOMPLETE = 2,
+	MD_EXIT_ERROR = 3,
+	MD_EXIT_USAGE = 64,
+};
+
+/*
+ * The error codes, written once.  Fallible functions return 0 or a
+ * negated code (-MD_E_GONE) and report the failure themselves, once,
+ * where it is found; callers pass the code up without printing again.
+ */
+#define MD_ERRORS(X)                                                      \
+	X(OK, "success")                                                  \
+	X(GONE, "process exited")                                         \
+	X(PERM, "permission denied")                                      \
+	X(NOSUCH, "no such process")                                      \
+	X(NOTMPI, "not an MPI starter or rank")                           \
+	X(NOTREADY, "MPI job not started yet")                            \
+	X(FAULT, "address unreadable")                                    \
+	X(NOSYM, "symbol not found")                                      \
+	X(NOTYPES, "no type information")                                 \
+	X(DLL, "message-queue DLL unusable")                              \
+	X(INPUT, "bad input")                                             \
+	X(INTR, "interrupted")                                            \
+	X(SYS, "system call failed")
+
+enum md_err {
+#define MD_ERR_ENUM(name, text) MD_E_##name,
+	MD_ERRORS(MD_ERR_ENUM)
+#undef MD_ERR_ENUM
+	MD_E_COUNT
+};
+
+/* Text for a code, positive or negated; never NULL. */
+const char *md_strerror(int code);
+
+/* Allocation that ends the program on failure. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* asprintf that ends the program on failure. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Messages to stderr, prefixed with "mpi-deadlock: ".  md_error is for a
+ * failure (one line naming the call, the ids and the fix), md_warn for
+ * something the user should know, md_info only when verbose.
+ */
+void md_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void md_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void md_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void md_set_verbose(int verbose);
+int md_verbose(void);
+
+/* Monotonic time in nanoseconds. */
+long long md_now_ns(void);
+
+#endif /* MD_MD_H */

@@ -1,0 +1,217 @@
+/*
+ * snap.h - the snapshot: everything collected from one MPI job at one
+ * moment.  It is the contract between collector and analyzer and a file
+ * format (README, "Snapshot format"): the collector writes it with
+ * snap_write(), the analyzer reads it with snap_read().
+ *
+ * Memory: a snapshot owns everything reachable from it.  Strings are
+ * interned in the snapshot (snap_str), so equal strings share storage and
+ * a million ranks stuck at one line cost one copy of the file name.
+ * Arrays are plain heap arrays owned by their parent and freed by
+ * snap_free().
+ */
+#ifndef MD_SNAP_H
+#define MD_SNAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SNAP_FORMAT "mpi-deadlock-snapshot"
+#define SNAP_VERSION 1
+
+enum snap_rank_state {
+	SNAP_RANK_COLLECTED,	/* stopped and read */
+	SNAP_RANK_GONE,		/* exited before or during collection */
+	SNAP_RANK_UNREAD,	/* alive but could not be read (reason) */
+	SNAP_RANK_REMOTE,	/* on another host: not collected here */
+};
+
+/* Did the rank's MPI state change between the looks? */
+enum snap_progress {
+	SNAP_PROGRESS_UNKNOWN,	/* one look only, or rank not read */
+	SNAP_PROGRESS_STABLE,	/* the same in every look */
+	SNAP_PROGRESS_CHANGED,	/* it moved: the rank is making progress */
+};
+
+enum snap_op_kind {
+	SNAP_OP_SEND,
+	SNAP_OP_RECV,
+	SNAP_OP_UNEXPECTED,	/* arrived, not yet received */
+};
+
+enum snap_op_status {
+	SNAP_ST_PENDING,
+	SNAP_ST_MATCHED,
+	SNAP_ST_COMPLETE,
+};
+
+/* Where the DLL's queue information for a rank stands. */
+enum snap_queues {
+	SNAP_QUEUES_OK,		/* read */
+	SNAP_QUEUES_NONE,	/* the DLL had no information (reason) */
+};
+
+struct snap_frame {
+	uint64_t pc;
+	const char *func;	/* NULL if unknown */
+	const char *object;	/* path of the loaded object, NULL if unknown */
+	const char *file;	/* NULL without line information */
+	int line;		/* 0 if unknown */
+};
+
+struct snap_thread {
+	int tid;
+	int nframes;
+	struct snap_frame *frames;	/* innermost first */
+	/* The MPI call the thread is in, by its standard name ("MPI_Recv",
+	 * "MPI_Finalize"), NULL when the thread is not in MPI. */
+	const char *mpi_call;
+	int mpi_frame;		/* frame of that call, -1 if none */
+	int user_frame;		/* first frame outside the MPI library and
+				 * outside libc above mpi_frame: the user's
+				 * call site; -1 if none */
+	bool progress_thread;	/* an MPI runtime helper thread (opal/pmix
+				 * progress, poll loops): never the
+				 * application */
+};
+
+/*
+ * A communicator, job-wide: the collector merges what the ranks report
+ * (same id, same name, same group) into one entry.
+ */
+struct snap_comm {
+	uint64_t id;		/* the DLL's unique_id (Open MPI: context id,
+				 * not unique across a split) */
+	const char *name;	/* "" if unnamed */
+	int size;
+	int *group;		/* size global ranks, local rank order; NULL
+				 * if the DLL could not give the group */
+};
+
+/* A rank's membership in a communicator. */
+struct snap_member {
+	int comm;		/* index into snap.comms */
+	int local_rank;
+};
+
+struct snap_op {
+	enum snap_op_kind kind;
+	enum snap_op_status status;
+	int comm;		/* index into snap.comms, -1 if unknown */
+	int peer_local;		/* desired peer, local rank in comm; -1 for
+				 * MPI_ANY_SOURCE */
+	int peer_global;	/* the same as a global rank; -1 for any or
+				 * unknown */
+	int tag;		/* desired tag; meaningful if !any_tag */
+	bool any_tag;
+	uint64_t length;	/* desired length in bytes */
+	uint64_t buffer;
+	bool system_buffer;
+	/* Valid if status >= matched, or for a send. */
+	int actual_local;
+	int actual_global;
+	int actual_tag;
+	uint64_t actual_length;
+	uint64_t request;	/* the MPI request's address, 0 if unknown */
+	/* The DLL said "complete" but the request was still being waited on
+	 * (Open MPI's one-byte read of req_complete): status corrected. */
+	bool status_corrected;
+	int nextra;
+	const char *extra[5];	/* the DLL's extra_text lines */
+};
+
+struct snap_rank {
+	int rank;		/* global rank: index in MPIR_proctable */
+	int pid;
+	const char *host;
+	const char *exe;
+	enum snap_rank_state state;
+	const char *reason;	/* why not collected or gone; NULL if read */
+	enum snap_progress progress;
+
+	/* The rank's application-level position, from its threads: the MPI
+	 * call of its application thread (NULL if outside MPI) and the
+	 * user's call site. */
+	const char *mpi_call;
+	const char *call_func;
+	const char *call_file;
+	int call_line;
+
+	int nmembers;
+	struct snap_member *members;	/* communicators the rank is in */
+
+	enum snap_queues queues;
+	const char *queues_reason;	/* with SNAP_QUEUES_NONE */
+	bool unexpected_available;	/* the DLL shows the unexpected queue */
+
+	int nops;
+	struct snap_op *ops;
+
+	int nthreads;
+	struct snap_thread *threads;
+};
+
+struct snap {
+	int version;
+	int64_t time;		/* Unix seconds at collection */
+	const char *tool;	/* "mpi-deadlock 0.1.0" */
+	const char *host;	/* where it was collected */
+	int starter_pid;
+	const char *starter;	/* the starter's executable */
+	const char *mpi;	/* the DLL's version string */
+	const char *dll;	/* path of the DLL used */
+	const char *types;	/* where the MPI library's types came from */
+	int looks;		/* looks taken (>= 1) */
+	int interval_ms;	/* between looks */
+
+	int ncomms;
+	struct snap_comm *comms;
+	int nranks;
+	struct snap_rank *ranks;	/* index == global rank */
+	int nnotes;
+	const char **notes;	/* what the collector wants a person to know */
+
+	struct snap_pool *pool;	/* the interned strings */
+};
+
+/* A new, empty snapshot (version set, everything else zero). */
+struct snap *snap_new(void);
+/* Frees s and all it owns; snap_free(NULL) does nothing. */
+void snap_free(struct snap *s);
+
+/* Intern a string in s: the result lives as long as s.  NULL stays NULL. */
+const char *snap_str(struct snap *s, const char *str);
+
+/* Add a note (copied). */
+void snap_note(struct snap *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Resize s->ranks to n zeroed ranks, rank i numbered i. */
+void snap_set_nranks(struct snap *s, int n);
+/* Find or add the communicator (id, name, group); returns its index.
+ * group (size entries, or NULL) is copied. */
+int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
+		     const int *group);
+
+/* Names used in the file format and in reports. */
+const char *snap_state_name(enum snap_rank_state st);
+const char *snap_progress_name(enum snap_progress p);
+const char *snap_op_kind_name(enum snap_op_kind k);
+const char *snap_status_name(enum snap_op_status st);
+
+/*
+ * Write s to f in the snapshot format.  Returns 0 or -MD_E_SYS (error
+ * reported).
+ */
+int snap_write(const struct snap *s, FILE *f);
+
+/*
+ * Read a snapshot from f (name is used in messages).  On success returns 0
+ * and *out; on a malformed, truncated or wrong-version file returns
+ * -MD_E_INPUT after reporting one line that names the file, the line and
+ * column, and what was wrong.
+ */
+int snap_read(FILE *f, const char *name, struct snap **out);
+
+#endif /* MD_SNAP_H */
