@@ -119,6 +119,11 @@ struct snap_op {
 	bool status_corrected;
 	int nextra;
 	const char *extra[5];	/* the DLL's extra_text lines */
+	/* In memory only, not in the file: the request's sequence number
+	 * (Open MPI: mca_pml_base_request_t.req_sequence), 0 if unknown.
+	 * A new message has a new one: the collector compares looks with
+	 * it. */
+	uint64_t sequence;
 };
 
 struct snap_rank {

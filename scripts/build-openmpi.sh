@@ -26,7 +26,13 @@ if [ ! -d openmpi-4.1.4 ]; then
 		exit 1
 	fi
 fi
-cd openmpi-4.1.4
+# Build from the package's upstream tarball: Debian's patches touch
+# Makefile.am files, after which make wants automake to regenerate them.
+if [ ! -f pristine/openmpi-4.1.4/configure ]; then
+	rm -rf pristine && mkdir pristine
+	tar -xf openmpi_4.1.4.orig.tar.* -C pristine
+fi
+cd pristine/openmpi-4.1.4
 
 log=$cache/openmpi-build.log
 echo "build-openmpi: building Open MPI 4.1.4 with -g into $prefix (about 7 minutes, log in $log)" >&2
