@@ -1,0 +1,255 @@
+/*
+ * run.c - `mpi-deadlock run -- mpirun ...`.
+ *
+ * Process layout, and why: the job stays in OUR process group and we
+ * track its pid.  mpirun reads standard input (it forwards it to rank 0);
+ * in a process group of its own it would be a background group of the
+ * terminal and stop with SIGTTIN on its first read.  tcsetpgrp() would
+ * fix that but must be undone on every exit path, and Ctrl-C would then
+ * no longer reach us.  In one group, Ctrl-C reaches both: mpirun ends its
+ * ranks as it always does, and we make sure of it (SIGTERM, then
+ * SIGKILL).  We make ourselves a child subreaper so that ranks orphaned
+ * by a killed mpirun (Open MPI puts them in process groups of their own)
+ * become our children: we can find them without guessing, and they
+ * cannot be confused with a reused pid while we have not reaped them.
+ */
+#include "run.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "md.h"
+
+#define RUN_POLL_MS 50
+#define RUN_TERM_GRACE_MS 5000
+#define RUN_REAP_MS 2000
+
+int run_proc_stat(int pid, int *ppid, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	const char *p;
+	FILE *f;
+	size_t n;
+	int pp;
+	unsigned long long st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -MD_E_NOSUCH;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* comm (field 2) may hold spaces and parentheses: skip to the last
+	 * ')'; then come state (3), ppid (4) ... starttime (22). */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1,
+			 " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 &pp, &st) != 2)
+		return -MD_E_NOSUCH;
+	if (ppid)
+		*ppid = pp;
+	if (start)
+		*start = st;
+	return 0;
+}
+
+static void run_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	/* A signal cuts it short: that is what we want. */
+	nanosleep(&ts, NULL);
+}
+
+/* The exit code a shell would give for a wait status. */
+static int run_status_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return MD_EXIT_ERROR;
+}
+
+/*
+ * Reap whatever has ended, without blocking: the job, and orphans
+ * reparented to us.  Returns 1 and *status when the job was among them.
+ */
+static int run_reap(int job, int *status)
+{
+	int st, pid, found = 0;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == job) {
+			*status = st;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* Our live children right now (the job and orphans), at most max. */
+static int run_children(int *pids, int max)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int n = 0, ppid, me = getpid();
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)) && n < max) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		if (!run_proc_stat(atoi(d->d_name), &ppid, NULL) && ppid == me)
+			pids[n++] = atoi(d->d_name);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* SIGKILL every child left (orphaned ranks) and reap them. */
+static void run_kill_orphans(void)
+{
+	long long end = md_now_ns() + RUN_REAP_MS * 1000000LL;
+	int pids[256], n, i, st;
+
+	do {
+		n = run_children(pids, 256);
+		for (i = 0; i < n; i++) {
+			md_info("killing pid %d, left over from the job", pids[i]);
+			kill(pids[i], SIGKILL);
+		}
+		for (i = 0; i < n; i++)
+			waitpid(pids[i], &st, 0);
+		while (waitpid(-1, &st, WNOHANG) > 0)
+			;
+	} while (n && md_now_ns() < end);
+}
+
+/*
+ * End the job: SIGTERM lets mpirun end its ranks; SIGKILL if it has not
+ * gone after the grace time; then whatever it left behind.
+ */
+static void run_end(int job)
+{
+	long long end = md_now_ns() + RUN_TERM_GRACE_MS * 1000000LL;
+	int st;
+
+	kill(job, SIGTERM);
+	while (!run_reap(job, &st)) {
+		if (md_now_ns() >= end) {
+			md_warn("job (pid %d) still there %d s after SIGTERM: sending SIGKILL",
+				job, RUN_TERM_GRACE_MS / 1000);
+			kill(job, SIGKILL);
+			waitpid(job, &st, 0);
+			break;
+		}
+		run_sleep_ms(RUN_POLL_MS);
+	}
+	run_kill_orphans();
+}
+
+static int run_spawn(char **argv, int *out)
+{
+	int pid, err;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		md_error("fork() for '%s': %s", argv[0], strerror(errno));
+		return -MD_E_SYS;
+	}
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		err = errno;
+		md_error("execvp(%s): %s", argv[0], strerror(err));
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	*out = pid;
+	return 0;
+}
+
+/*
+ * Wait for the job.  Returns 0 (ended, *status), 1 (deadline passed) or
+ * -MD_E_INTR (*stop set).  deadline 0: none.
+ */
+static int run_wait(int job, long long deadline,
+		    const volatile sig_atomic_t *stop, int *status)
+{
+	for (;;) {
+		if (run_reap(job, status))
+			return 0;
+		if (*stop)
+			return -MD_E_INTR;
+		if (deadline && md_now_ns() >= deadline)
+			return 1;
+		run_sleep_ms(RUN_POLL_MS);
+	}
+}
+
+/* The deadline passed: report on the job; returns the exit code. */
+static int run_timed_out(const struct cli *c, int job,
+			 const volatile sig_atomic_t *stop)
+{
+	struct snap *s = NULL;
+	char *name;
+	int rc, code;
+
+	if (!c->quiet)
+		md_warn("job (pid %d) still running after %d s: looking for a deadlock",
+			job, c->timeout_s);
+	rc = cli_collect(c, job, stop, &s);
+	if (rc == -MD_E_INTR && *stop)
+		return 128 + *stop;
+	if (rc)
+		return MD_EXIT_ERROR;
+	name = xasprintf("%s (timeout %d s)", c->job_argv[0], c->timeout_s);
+	code = cli_emit(c, s, name, stdout);
+	free(name);
+	snap_free(s);
+	return code == MD_EXIT_NO_DEADLOCK ? RUN_EXIT_TIMEOUT : code;
+}
+
+int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
+{
+	long long deadline = 0;
+	int job, status, rc, code;
+
+	/* Not fatal: without it we still end mpirun, only its orphans
+	 * would escape us. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		md_warn("prctl(PR_SET_CHILD_SUBREAPER): %s; ranks orphaned by a killed mpirun will not be ended",
+			strerror(errno));
+	if (run_spawn(c->job_argv, &job))
+		return MD_EXIT_ERROR;
+	if (c->timeout_s)
+		deadline = md_now_ns() + c->timeout_s * 1000000000LL;
+	rc = run_wait(job, deadline, stop, &status);
+	if (rc == 0) {
+		if (WIFSIGNALED(status))
+			run_kill_orphans();
+		return run_status_code(status);
+	}
+	if (rc == 1)
+		code = run_timed_out(c, job, stop);
+	else
+		code = 128 + *stop;
+	if (c->keep_running && rc == 1 && !*stop) {
+		if (!c->quiet)
+			md_warn("job (pid %d) left running (--keep-running)", job);
+		return code;
+	}
+	run_end(job);
+	return code;
+}
