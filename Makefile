@@ -58,8 +58,17 @@ $(LIBMD): $(LIB_OBJ)
 $(BIN): $(MAIN_OBJ) $(LIBMD)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBMD) $(LDLIBS)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBMD)
+$(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedll_v9.so
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs criterion)
+
+# A fake message-queue DLL for the host's unit tests (and one of a wrong
+# interface version).
+$(BUILD)/tests/fakedll.so: tests/fakedll/fakedll.c include/mqd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -o $@ $<
+$(BUILD)/tests/fakedll_v9.so: tests/fakedll/fakedll.c include/mqd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -DFAKE_COMPAT=9 -o $@ $<
 
 $(BUILD)/tests/%.o: CFLAGS += $(shell pkg-config --cflags criterion) -Itests
 

@@ -1,0 +1,745 @@
+/*
+ * mqdhost.c - load the MPI library's message-queue DLL and answer its
+ * callbacks.
+ *
+ * The DLL calls back with only an image or a process handle and keeps no
+ * thread of its own, so the host keeps "the process being read" in the
+ * dll object for the image-level callbacks (find_symbol is called from
+ * mqs_setup_process with only the image: Open MPI's DLL resolves
+ * per-process addresses through it).
+ */
+#include "mqdhost.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "md.h"
+#include "mqd.h"
+
+struct mh_entry {
+	mqd_setup_basic_callbacks_fn setup_basic_callbacks;
+	mqd_version_string_fn version_string;
+	mqd_version_compatibility_fn version_compatibility;
+	mqd_dll_taddr_width_fn dll_taddr_width;
+	mqd_dll_error_string_fn dll_error_string;
+	mqd_setup_image_fn setup_image;
+	mqd_image_has_queues_fn image_has_queues;
+	mqd_destroy_image_info_fn destroy_image_info;
+	mqd_setup_process_fn setup_process;
+	mqd_destroy_process_info_fn destroy_process_info;
+	mqd_process_has_queues_fn process_has_queues;
+	mqd_update_communicator_list_fn update_communicator_list;
+	mqd_setup_communicator_iterator_fn setup_communicator_iterator;
+	mqd_get_communicator_fn get_communicator;
+	mqd_get_comm_group_fn get_comm_group;	/* optional */
+	mqd_next_communicator_fn next_communicator;
+	mqd_setup_operation_iterator_fn setup_operation_iterator;
+	mqd_next_operation_fn next_operation;
+};
+
+/* A type handle given to the DLL. */
+struct mh_type {
+	struct mh_image *img;
+	void *type;
+	char *name;
+	struct mh_type *next;
+};
+
+/* What the DLL sees as mqd_process. */
+struct mh_process {
+	struct mh_image *img;
+	const struct mh_proc_ops *ops;
+	void *ctx;
+	int global_rank;
+	mqd_process_info *info;
+	bool gone;		/* a read found the process gone */
+};
+
+struct mh_image {
+	struct mh_dll *dll;
+	char *name;
+	const struct mh_types_ops *types;
+	void *types_ctx;
+	mqd_image_info *info;
+	struct mh_type *type_list;
+	/* Open MPI request fields the host reads itself, -1 if unknown. */
+	int req_complete_off;
+	int req_sequence_off;
+};
+
+struct mh_dll {
+	char *path;
+	char *version;
+	void *handle;
+	struct mh_entry e;
+	struct mh_process *current;	/* the process being read */
+};
+
+/* The DLL's basic callbacks carry no context: the process being read is
+ * reached through the image or process handle, never through a global. */
+
+static void *cb_malloc(size_t n)
+{
+	return xmalloc(n);
+}
+
+static void cb_free(void *p)
+{
+	free(p);
+}
+
+static void cb_dprints(const char *text)
+{
+	md_info("DLL: %s", text);
+}
+
+static char *cb_errorstring(int code)
+{
+	/* The DLL asks the debugger for texts of the debugger's own codes;
+	 * ours are never passed to it. */
+	(void)code;
+	return (char *)"debugger error";
+}
+
+static void cb_put_image_info(mqd_image *image, mqd_image_info *info)
+{
+	((struct mh_image *)image)->info = info;
+}
+
+static mqd_image_info *cb_get_image_info(mqd_image *image)
+{
+	return ((struct mh_image *)image)->info;
+}
+
+static void cb_put_process_info(mqd_process *process, mqd_process_info *info)
+{
+	((struct mh_process *)process)->info = info;
+}
+
+static mqd_process_info *cb_get_process_info(mqd_process *process)
+{
+	return ((struct mh_process *)process)->info;
+}
+
+static const struct mqd_basic_callbacks mh_basic = {
+	.malloc_fp = cb_malloc,
+	.free_fp = cb_free,
+	.dprints_fp = cb_dprints,
+	.errorstring_fp = cb_errorstring,
+	.put_image_info_fp = cb_put_image_info,
+	.get_image_info_fp = cb_get_image_info,
+	.put_process_info_fp = cb_put_process_info,
+	.get_process_info_fp = cb_get_process_info,
+};
+
+/* Image callbacks. */
+
+static void cb_get_type_sizes(mqd_process *process,
+			      struct mqd_target_type_sizes *ts)
+{
+	/* Open MPI's struct has seven fields (MPICH's five): the target is
+	 * this machine's own ABI, LP64. */
+	(void)process;
+	ts->short_size = sizeof(short);
+	ts->int_size = sizeof(int);
+	ts->long_size = sizeof(long);
+	ts->long_long_size = sizeof(long long);
+	ts->pointer_size = sizeof(void *);
+	ts->bool_size = sizeof(_Bool);
+	ts->size_t_size = sizeof(size_t);
+}
+
+static int lookup_current(mqd_image *image, const char *name,
+			  mqd_taddr_t *addr)
+{
+	struct mh_image *img = (struct mh_image *)image;
+	struct mh_process *p = img->dll->current;
+	uint64_t a;
+
+	/* Open MPI asks for "MPIR_Ignore_queues" with a NULL out-pointer
+	 * and gives up silently unless it is "not found". */
+	if (!p || p->ops->lookup(p->ctx, name, &a) < 0)
+		return MQD_FIRST_USER_CODE;
+	if (addr)
+		*addr = (mqd_taddr_t)a;
+	return MQD_OK;
+}
+
+static int cb_find_function(mqd_image *image, char *name,
+			    enum mqd_lang_code lang, mqd_taddr_t *addr)
+{
+	(void)lang;
+	return lookup_current(image, name, addr);
+}
+
+static int cb_find_symbol(mqd_image *image, char *name, mqd_taddr_t *addr)
+{
+	return lookup_current(image, name, addr);
+}
+
+static mqd_type *cb_find_type(mqd_image *image, char *name,
+			      enum mqd_lang_code lang)
+{
+	struct mh_image *img = (struct mh_image *)image;
+	struct mh_type *t;
+	void *type;
+
+	(void)lang;
+	for (t = img->type_list; t; t = t->next)
+		if (!strcmp(t->name, name))
+			return (mqd_type *)t;
+	if (img->types->find(img->types_ctx, name, &type) < 0) {
+		md_info("DLL asked for type %s: not found", name);
+		return NULL;
+	}
+	t = xcalloc(1, sizeof(*t));
+	t->img = img;
+	t->type = type;
+	t->name = xstrdup(name);
+	t->next = img->type_list;
+	img->type_list = t;
+	return (mqd_type *)t;
+}
+
+static int cb_field_offset(mqd_type *type, char *field)
+{
+	struct mh_type *t = (struct mh_type *)type;
+	int off = t->img->types->offset(t->img->types_ctx, t->type, field);
+
+	if (off < 0)
+		md_info("DLL asked for field %s.%s: not found", t->name, field);
+	return off;
+}
+
+static int cb_sizeof(mqd_type *type)
+{
+	struct mh_type *t = (struct mh_type *)type;
+
+	return t->img->types->size(t->img->types_ctx, t->type);
+}
+
+static const struct mqd_image_callbacks mh_image_cbs = {
+	.get_type_sizes_fp = cb_get_type_sizes,
+	.find_function_fp = cb_find_function,
+	.find_symbol_fp = cb_find_symbol,
+	.find_type_fp = cb_find_type,
+	.field_offset_fp = cb_field_offset,
+	.sizeof_fp = cb_sizeof,
+};
+
+/* Process callbacks. */
+
+static int cb_get_global_rank(mqd_process *process)
+{
+	return ((struct mh_process *)process)->global_rank;
+}
+
+static mqd_image *cb_get_image(mqd_process *process)
+{
+	return (mqd_image *)((struct mh_process *)process)->img;
+}
+
+static int cb_fetch_data(mqd_process *process, mqd_taddr_t addr, int len,
+			 void *buf)
+{
+	struct mh_process *p = (struct mh_process *)process;
+
+	/* The DLL probes addresses that may be unmapped and expects a
+	 * clean failure, never a fault. */
+	int rc;
+
+	if (len < 0)
+		return MQD_FIRST_USER_CODE;
+	rc = p->ops->read(p->ctx, addr, buf, (size_t)len);
+	if (rc == -MD_E_GONE)
+		p->gone = true;
+	if (rc < 0)
+		return MQD_FIRST_USER_CODE;
+	return MQD_OK;
+}
+
+static void cb_target_to_host(mqd_process *process, const void *in,
+			      void *out, int len)
+{
+	(void)process;
+	memcpy(out, in, (size_t)len);
+}
+
+static const struct mqd_process_callbacks mh_process_cbs = {
+	.get_global_rank_fp = cb_get_global_rank,
+	.get_image_fp = cb_get_image,
+	.fetch_data_fp = cb_fetch_data,
+	.target_to_host_fp = cb_target_to_host,
+};
+
+/* Loading. */
+
+static int check_writers(const char *path, const struct stat *st,
+			 bool is_dir)
+{
+	if (!is_dir && !S_ISREG(st->st_mode)) {
+		md_error("message-queue DLL %s is not a regular file: "
+			 "give the DLL's path with --dll", path);
+		return -MD_E_DLL;
+	}
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		md_error("message-queue DLL: %s is owned by uid %u, neither root "
+			 "nor you: refusing to load it (check it and pass it "
+			 "with --dll to load it anyway)", path,
+			 (unsigned)st->st_uid);
+		return -MD_E_DLL;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(is_dir && (st->st_mode & S_ISVTX))) {
+		md_error("message-queue DLL: %s is writable by other users: "
+			 "refusing to load it (chmod go-w it, or pass the DLL "
+			 "with --dll)", path);
+		return -MD_E_DLL;
+	}
+	return 0;
+}
+
+int mh_dll_check(const char *path, bool explicit_choice)
+{
+	char *dir, *slash;
+	struct stat st;
+	int err = 0;
+
+	if (stat(path, &st) < 0) {
+		md_error("message-queue DLL %s: %s (is the MPI library's "
+			 "debugger support installed? give the path with --dll)",
+			 path, strerror(errno));
+		return -MD_E_DLL;
+	}
+	if (explicit_choice) {
+		if (S_ISREG(st.st_mode))
+			return 0;
+		return check_writers(path, &st, false);
+	}
+	err = check_writers(path, &st, false);
+	dir = xstrdup(path);
+	while (!err && (slash = strrchr(dir, '/')) && slash != dir) {
+		*slash = '\0';
+		if (stat(dir, &st) == 0)
+			err = check_writers(dir, &st, true);
+	}
+	free(dir);
+	return err;
+}
+
+#define MH_SYM(dll, field, name, required)                                  \
+	do {                                                                \
+		*(void **)&(dll)->e.field = dlsym((dll)->handle, name);     \
+		if (required && !(dll)->e.field) {                          \
+			md_error("message-queue DLL %s does not export %s: "  \
+				 "not an MQD library", (dll)->path, name);    \
+			return -MD_E_DLL;                                   \
+		}                                                           \
+	} while (0)
+
+static int resolve_entries(struct mh_dll *dll)
+{
+	MH_SYM(dll, setup_basic_callbacks, "mqs_setup_basic_callbacks", 1);
+	MH_SYM(dll, version_string, "mqs_version_string", 1);
+	MH_SYM(dll, version_compatibility, "mqs_version_compatibility", 1);
+	MH_SYM(dll, dll_taddr_width, "mqs_dll_taddr_width", 1);
+	MH_SYM(dll, dll_error_string, "mqs_dll_error_string", 1);
+	MH_SYM(dll, setup_image, "mqs_setup_image", 1);
+	MH_SYM(dll, image_has_queues, "mqs_image_has_queues", 1);
+	MH_SYM(dll, destroy_image_info, "mqs_destroy_image_info", 1);
+	MH_SYM(dll, setup_process, "mqs_setup_process", 1);
+	MH_SYM(dll, destroy_process_info, "mqs_destroy_process_info", 1);
+	MH_SYM(dll, process_has_queues, "mqs_process_has_queues", 1);
+	MH_SYM(dll, update_communicator_list, "mqs_update_communicator_list", 1);
+	MH_SYM(dll, setup_communicator_iterator,
+	       "mqs_setup_communicator_iterator", 1);
+	MH_SYM(dll, get_communicator, "mqs_get_communicator", 1);
+	MH_SYM(dll, get_comm_group, "mqs_get_comm_group", 0);
+	MH_SYM(dll, next_communicator, "mqs_next_communicator", 1);
+	MH_SYM(dll, setup_operation_iterator, "mqs_setup_operation_iterator", 1);
+	MH_SYM(dll, next_operation, "mqs_next_operation", 1);
+	return 0;
+}
+
+static int check_interface(struct mh_dll *dll)
+{
+	int compat = dll->e.version_compatibility();
+	int width = dll->e.dll_taddr_width();
+
+	if (compat != MQD_INTERFACE_COMPATIBILITY && compat != 3) {
+		md_error("message-queue DLL %s speaks interface version %d, "
+			 "this tool version %d: incompatible (use the DLL of a "
+			 "supported MPI, or give one with --dll)", dll->path,
+			 compat, MQD_INTERFACE_COMPATIBILITY);
+		return -MD_E_DLL;
+	}
+	if (width != (int)sizeof(mqd_taddr_t)) {
+		md_error("message-queue DLL %s was built for %d-byte addresses, "
+			 "this tool uses %zu: incompatible", dll->path, width,
+			 sizeof(mqd_taddr_t));
+		return -MD_E_DLL;
+	}
+	return 0;
+}
+
+int mh_dll_open(const char *path, struct mh_dll **out)
+{
+	struct mh_dll *dll = xcalloc(1, sizeof(*dll));
+	const char *v;
+	int err;
+
+	dll->path = xstrdup(path);
+	dll->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!dll->handle) {
+		md_error("cannot load message-queue DLL: %s (install the MPI "
+			 "library's debugger support, or give one with --dll)",
+			 dlerror());
+		err = -MD_E_DLL;
+		goto fail;
+	}
+	err = resolve_entries(dll);
+	if (!err)
+		err = check_interface(dll);
+	if (err)
+		goto fail;
+	v = dll->e.version_string();
+	dll->version = xstrdup(v ? v : "unknown");
+	dll->e.setup_basic_callbacks(&mh_basic);
+	*out = dll;
+	return 0;
+fail:
+	/* Never dlclose: a DLL that was loaded may keep state the interface
+	 * says survives. */
+	free(dll->path);
+	free(dll);
+	return err;
+}
+
+void mh_dll_free(struct mh_dll *dll)
+{
+	if (!dll)
+		return;
+	free(dll->path);
+	free(dll->version);
+	free(dll);
+}
+
+const char *mh_dll_version(const struct mh_dll *dll)
+{
+	return dll->version;
+}
+
+const char *mh_dll_path(const struct mh_dll *dll)
+{
+	return dll->path;
+}
+
+static const char *dll_err(struct mh_dll *dll, int code)
+{
+	const char *s = dll->e.dll_error_string(code);
+
+	return s ? s : "unknown error";
+}
+
+/* Open MPI's request fields the host reads itself; see mh_collect. */
+static void find_request_fields(struct mh_image *img)
+{
+	const struct mh_types_ops *t = img->types;
+	void *type;
+
+	img->req_complete_off = -1;
+	img->req_sequence_off = -1;
+	if (t->find(img->types_ctx, "ompi_request_t", &type) == 0)
+		img->req_complete_off = t->offset(img->types_ctx, type,
+						  "req_complete");
+	if (t->find(img->types_ctx, "mca_pml_base_request_t", &type) == 0)
+		img->req_sequence_off = t->offset(img->types_ctx, type,
+						  "req_sequence");
+}
+
+int mh_image_new(struct mh_dll *dll, const char *name,
+		 const struct mh_types_ops *types, void *types_ctx,
+		 const struct mh_proc_ops *proc, void *proc_ctx,
+		 struct mh_image **out)
+{
+	struct mh_image *img = xcalloc(1, sizeof(*img));
+	struct mh_process p = { .img = img, .ops = proc, .ctx = proc_ctx };
+	char *msg = NULL;
+	int rc;
+
+	img->dll = dll;
+	img->name = xstrdup(name);
+	img->types = types;
+	img->types_ctx = types_ctx;
+	dll->current = &p;
+	rc = dll->e.setup_image((mqd_image *)img, &mh_image_cbs);
+	if (rc == MQD_OK)
+		rc = dll->e.image_has_queues((mqd_image *)img, &msg);
+	dll->current = NULL;
+	if (rc != MQD_OK) {
+		md_error("message-queue DLL %s cannot read %s: %s (%s)",
+			 dll->path, name, dll_err(dll, rc),
+			 msg ? msg : "the MPI library's type information is "
+				     "missing or does not match");
+		mh_image_free(img);
+		return -MD_E_NOTYPES;
+	}
+	find_request_fields(img);
+	*out = img;
+	return 0;
+}
+
+void mh_image_free(struct mh_image *img)
+{
+	struct mh_type *t, *next;
+
+	if (!img)
+		return;
+	if (img->info)
+		img->dll->e.destroy_image_info(img->info);
+	for (t = img->type_list; t; t = next) {
+		next = t->next;
+		free(t->name);
+		free(t);
+	}
+	free(img->name);
+	free(img);
+}
+
+/* Walking the queues. */
+
+/* Bounds against a corrupt list in a target caught mid-update. */
+enum { MH_MAX_COMMS = 1 << 20, MH_MAX_OPS = 1 << 22 };
+
+struct walk {
+	struct mh_image *img;
+	struct mh_process *p;
+	struct snap *s;
+	struct snap_rank *r;
+	int cap_ops, cap_members;
+};
+
+/* Open MPI fetches ranks and tags as 32-bit values without sign
+ * extension: MPI_ANY_SOURCE and MPI_ANY_TAG arrive as 4294967295. */
+static int s32(mqd_tword_t v)
+{
+	return (int)(int32_t)(uint32_t)(uint64_t)v;
+}
+
+static uint64_t request_of(const struct snap_op *op)
+{
+	uint64_t req = 0;
+
+	if (op->nextra < 1)
+		return 0;
+	if (sscanf(op->extra[0], "Send: 0x%" SCNx64, &req) == 1 ||
+	    sscanf(op->extra[0], "Receive: 0x%" SCNx64, &req) == 1)
+		return req;
+	return 0;
+}
+
+/*
+ * Open MPI's DLL reads one byte of ompi_request_t.req_complete; while a
+ * request is waited on in MPI_Waitall/Waitany/Waitsome (or any wait under
+ * MPI_THREAD_MULTIPLE) the field holds a pointer to the wait's sync
+ * object, so the DLL says "complete".  The full word is 1 only when the
+ * request really completed.
+ */
+static void correct_status(struct walk *w, struct snap_op *op)
+{
+	uint64_t word;
+	struct mh_process *p = w->p;
+
+	if (op->request && w->img->req_sequence_off >= 0 &&
+	    p->ops->read(p->ctx, op->request + w->img->req_sequence_off,
+			 &word, sizeof(word)) == 0)
+		op->sequence = word;
+	if (op->status != SNAP_ST_COMPLETE || !op->request ||
+	    w->img->req_complete_off < 0)
+		return;
+	if (p->ops->read(p->ctx, op->request + w->img->req_complete_off,
+			 &word, sizeof(word)) < 0)
+		return;
+	if (word != 1) {
+		op->status = SNAP_ST_PENDING;
+		op->status_corrected = true;
+	}
+}
+
+static void add_op(struct walk *w, int cls, int comm,
+		   const struct mqd_pending_operation *m)
+{
+	struct snap_rank *r = w->r;
+	struct snap_op *op;
+	int i;
+
+	if (r->nops == w->cap_ops) {
+		w->cap_ops = w->cap_ops ? 2 * w->cap_ops : 8;
+		r->ops = xrealloc(r->ops, w->cap_ops * sizeof(*r->ops));
+	}
+	op = &r->ops[r->nops++];
+	memset(op, 0, sizeof(*op));
+	op->kind = cls == MQD_PENDING_SENDS      ? SNAP_OP_SEND
+		   : cls == MQD_PENDING_RECEIVES ? SNAP_OP_RECV
+						 : SNAP_OP_UNEXPECTED;
+	op->status = m->status == MQD_ST_COMPLETE  ? SNAP_ST_COMPLETE
+		     : m->status == MQD_ST_MATCHED ? SNAP_ST_MATCHED
+						   : SNAP_ST_PENDING;
+	op->comm = comm;
+	op->peer_local = s32(m->desired_local_rank);
+	op->peer_global = s32(m->desired_global_rank);
+	if (op->peer_local < 0)
+		op->peer_global = -1;
+	op->any_tag = m->tag_wild || s32(m->desired_tag) == -1;
+	op->tag = op->any_tag ? -1 : s32(m->desired_tag);
+	op->length = (uint64_t)m->desired_length;
+	op->buffer = m->buffer;
+	op->system_buffer = m->system_buffer != 0;
+	op->actual_local = s32(m->actual_local_rank);
+	op->actual_global = s32(m->actual_global_rank);
+	op->actual_tag = s32(m->actual_tag);
+	op->actual_length = (uint64_t)m->actual_length;
+	for (i = 0; i < 5; i++) {
+		size_t n = strnlen(m->extra_text[i], sizeof(m->extra_text[i]));
+		char line[65];
+
+		if (!n)
+			break;
+		memcpy(line, m->extra_text[i], n);
+		line[n] = '\0';
+		op->extra[op->nextra++] = snap_str(w->s, line);
+	}
+	op->request = request_of(op);
+	correct_status(w, op);
+}
+
+static void walk_queue(struct walk *w, int comm, int cls)
+{
+	struct mh_entry *e = &w->img->dll->e;
+	mqd_process *proc = (mqd_process *)w->p;
+	struct mqd_pending_operation m;
+	int rc, n = 0;
+
+	rc = e->setup_operation_iterator(proc, cls);
+	if (cls == MQD_UNEXPECTED_MESSAGES && rc != MQD_NO_INFORMATION)
+		w->r->unexpected_available = true;
+	if (rc != MQD_OK && rc != MQD_END_OF_LIST)
+		return;
+	for (;;) {
+		/* Zeroed each time: for pending receives the DLL never
+		 * writes the actual_* fields. */
+		memset(&m, 0, sizeof(m));
+		if (e->next_operation(proc, &m) != MQD_OK || ++n > MH_MAX_OPS)
+			break;
+		add_op(w, cls, comm, &m);
+	}
+}
+
+static void add_member(struct walk *w, int comm, int local_rank)
+{
+	struct snap_rank *r = w->r;
+
+	if (r->nmembers == w->cap_members) {
+		w->cap_members = w->cap_members ? 2 * w->cap_members : 4;
+		r->members = xrealloc(r->members,
+				      w->cap_members * sizeof(*r->members));
+	}
+	r->members[r->nmembers].comm = comm;
+	r->members[r->nmembers].local_rank = local_rank;
+	r->nmembers++;
+}
+
+static void walk_communicator(struct walk *w)
+{
+	struct mh_entry *e = &w->img->dll->e;
+	mqd_process *proc = (mqd_process *)w->p;
+	struct mqd_communicator c;
+	int *group = NULL;
+	int comm;
+
+	memset(&c, 0, sizeof(c));
+	if (e->get_communicator(proc, &c) != MQD_OK)
+		return;
+	/* MPI_COMM_NULL comes back with size 0. */
+	if (c.size <= 0 || c.size > (1 << 26))
+		return;
+	c.name[sizeof(c.name) - 1] = '\0';
+	if (e->get_comm_group) {
+		group = xcalloc((size_t)c.size, sizeof(int));
+		if (e->get_comm_group(proc, group) != MQD_OK) {
+			free(group);
+			group = NULL;
+		}
+	}
+	comm = snap_comm_intern(w->s, (uint64_t)c.unique_id, c.name,
+				(int)c.size, group);
+	free(group);
+	add_member(w, comm, (int)c.local_rank);
+	walk_queue(w, comm, MQD_PENDING_SENDS);
+	walk_queue(w, comm, MQD_PENDING_RECEIVES);
+	walk_queue(w, comm, MQD_UNEXPECTED_MESSAGES);
+}
+
+static void no_queues(struct walk *w, int rc, const char *msg)
+{
+	w->r->queues = SNAP_QUEUES_NONE;
+	w->r->queues_reason = snap_str(w->s, msg ? msg : dll_err(w->img->dll,
+								rc));
+}
+
+static void walk_process(struct walk *w)
+{
+	struct mh_entry *e = &w->img->dll->e;
+	mqd_process *proc = (mqd_process *)w->p;
+	char *msg = NULL;
+	int rc, n = 0;
+
+	rc = e->setup_process(proc, &mh_process_cbs);
+	if (rc != MQD_OK) {
+		no_queues(w, rc, NULL);
+		return;
+	}
+	rc = e->process_has_queues(proc, &msg);
+	if (rc != MQD_OK) {
+		no_queues(w, rc, msg);
+		return;
+	}
+	/* The DLL's model of the communicators is refreshed before each
+	 * walk, or communicators created since the last one are missed. */
+	e->update_communicator_list(proc);
+	rc = e->setup_communicator_iterator(proc);
+	while (rc == MQD_OK && n++ < MH_MAX_COMMS) {
+		walk_communicator(w);
+		rc = e->next_communicator(proc);
+	}
+	w->r->queues = SNAP_QUEUES_OK;
+}
+
+int mh_collect(struct mh_image *img, const struct mh_proc_ops *proc,
+	       void *proc_ctx, int global_rank, struct snap *s,
+	       struct snap_rank *r)
+{
+	struct mh_process p = {
+		.img = img, .ops = proc, .ctx = proc_ctx,
+		.global_rank = global_rank,
+	};
+	struct walk w = { .img = img, .p = &p, .s = s, .r = r };
+
+	r->nops = 0;
+	r->nmembers = 0;
+	r->unexpected_available = false;
+	img->dll->current = &p;
+	walk_process(&w);
+	/* Set up afresh for every look: Open MPI's global rank translation
+	 * goes stale when communicators appear. */
+	if (p.info)
+		img->dll->e.destroy_process_info(p.info);
+	img->dll->current = NULL;
+	return p.gone ? -MD_E_GONE : 0;
+}
