@@ -1,0 +1,138 @@
+/*
+ * mqd_abi_test.c - include/mqd.h is an ABI: its layouts must match the
+ * DLL's byte for byte.  Checked twice: against the LP64 layout of the
+ * published interface, and against Open MPI's own msgq_interface.h
+ * compiled at test time when Debian's Open MPI source is in the cache
+ * (scripts/build-openmpi.sh puts it there).
+ */
+#include <criterion/criterion.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "md.h"
+#include "mqd.h"
+
+Test(mqd_abi, communicator_layout_matches_lp64_interface)
+{
+	cr_assert_eq(sizeof(struct mqd_communicator), 88);
+	cr_assert_eq(offsetof(struct mqd_communicator, local_rank), 8);
+	cr_assert_eq(offsetof(struct mqd_communicator, size), 16);
+	cr_assert_eq(offsetof(struct mqd_communicator, name), 24);
+}
+
+Test(mqd_abi, pending_operation_layout_matches_lp64_interface)
+{
+	cr_assert_eq(offsetof(struct mqd_pending_operation, desired_local_rank), 8);
+	cr_assert_eq(offsetof(struct mqd_pending_operation, tag_wild), 24);
+	cr_assert_eq(offsetof(struct mqd_pending_operation, desired_tag), 32);
+	cr_assert_eq(offsetof(struct mqd_pending_operation, system_buffer), 48);
+	cr_assert_eq(offsetof(struct mqd_pending_operation, buffer), 56);
+	cr_assert_eq(offsetof(struct mqd_pending_operation, actual_length), 88);
+	cr_assert_eq(offsetof(struct mqd_pending_operation, extra_text), 96);
+	cr_assert_eq(sizeof(struct mqd_pending_operation), 416);
+	cr_assert_eq(sizeof(struct mqd_target_type_sizes), 7 * sizeof(int));
+	cr_assert_eq(sizeof(struct mqd_basic_callbacks), 8 * sizeof(void *));
+	cr_assert_eq(sizeof(struct mqd_image_callbacks), 6 * sizeof(void *));
+	cr_assert_eq(sizeof(struct mqd_process_callbacks), 4 * sizeof(void *));
+}
+
+/* Offsets of ours, printed in the same order as the probe below. */
+static char *our_layout(void)
+{
+	return xasprintf(
+		"%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu "
+		"%zu %zu %d %d %d %d %d %d\n",
+		sizeof(struct mqd_communicator),
+		offsetof(struct mqd_communicator, local_rank),
+		offsetof(struct mqd_communicator, size),
+		offsetof(struct mqd_communicator, name),
+		sizeof(struct mqd_pending_operation),
+		offsetof(struct mqd_pending_operation, desired_global_rank),
+		offsetof(struct mqd_pending_operation, tag_wild),
+		offsetof(struct mqd_pending_operation, desired_length),
+		offsetof(struct mqd_pending_operation, buffer),
+		offsetof(struct mqd_pending_operation, actual_local_rank),
+		offsetof(struct mqd_pending_operation, actual_length),
+		offsetof(struct mqd_pending_operation, extra_text),
+		sizeof(struct mqd_target_type_sizes),
+		sizeof(struct mqd_basic_callbacks),
+		sizeof(struct mqd_image_callbacks),
+		offsetof(struct mqd_image_callbacks, find_type_fp),
+		sizeof(struct mqd_process_callbacks),
+		MQD_INTERFACE_COMPATIBILITY, MQD_NO_INFORMATION,
+		MQD_END_OF_LIST, MQD_UNEXPECTED_MESSAGES, MQD_ST_COMPLETE,
+		MQD_FIRST_USER_CODE);
+}
+
+static const char probe_src[] =
+	"#include <stdio.h>\n#include <stddef.h>\n"
+	"#include \"msgq_interface.h\"\n"
+	"int main(void) {\n"
+	"printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu "
+	"%zu %zu %zu %d %d %d %d %d %d\\n\",\n"
+	"sizeof(mqs_communicator), offsetof(mqs_communicator, local_rank),\n"
+	"offsetof(mqs_communicator, size), offsetof(mqs_communicator, name),\n"
+	"sizeof(mqs_pending_operation),\n"
+	"offsetof(mqs_pending_operation, desired_global_rank),\n"
+	"offsetof(mqs_pending_operation, tag_wild),\n"
+	"offsetof(mqs_pending_operation, desired_length),\n"
+	"offsetof(mqs_pending_operation, buffer),\n"
+	"offsetof(mqs_pending_operation, actual_local_rank),\n"
+	"offsetof(mqs_pending_operation, actual_length),\n"
+	"offsetof(mqs_pending_operation, extra_text),\n"
+	"sizeof(mqs_target_type_sizes), sizeof(mqs_basic_callbacks),\n"
+	"sizeof(mqs_image_callbacks),\n"
+	"offsetof(mqs_image_callbacks, mqs_find_type_fp),\n"
+	"sizeof(mqs_process_callbacks),\n"
+	"(int)MQS_INTERFACE_COMPATIBILITY, (int)mqs_no_information,\n"
+	"(int)mqs_end_of_list, (int)mqs_unexpected_messages,\n"
+	"(int)mqs_st_complete, (int)mqs_first_user_code);\n"
+	"return 0; }\n";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "cannot write %s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+Test(mqd_abi, layouts_match_open_mpi_msgq_interface_header)
+{
+	const char *cache = getenv("MPID_CACHE");
+	char *hdr, *cmd, *mine;
+	char dir[] = "/tmp/md-abi-XXXXXX";
+	char out[512] = "";
+	FILE *p;
+
+	hdr = xasprintf("%s/src/openmpi-4.1.4/ompi/debuggers/msgq_interface.h",
+			cache ? cache : "/var/cache/mpi-deadlock");
+	if (access(hdr, R_OK) != 0)
+		cr_skip_test("Open MPI source not in the cache (%s): run "
+			     "scripts/build-openmpi.sh", hdr);
+	cr_assert_not_null(mkdtemp(dir));
+	/* msgq_interface.h wants ompi_config.h only for these macros. */
+	cmd = xasprintf("%s/ompi_config.h", dir);
+	write_file(cmd, "#define BEGIN_C_DECLS\n#define END_C_DECLS\n"
+			"#define OMPI_DECLSPEC\n");
+	free(cmd);
+	cmd = xasprintf("%s/probe.c", dir);
+	write_file(cmd, probe_src);
+	free(cmd);
+	cmd = xasprintf("cp %s %s/ && cc -I%s -o %s/probe %s/probe.c && "
+			"%s/probe; rm -rf %s", hdr, dir, dir, dir, dir, dir,
+			dir);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	cr_assert_not_null(fgets(out, sizeof(out), p), "probe printed nothing");
+	pclose(p);
+	mine = our_layout();
+	cr_assert_str_eq(mine, out, "ours: %s open mpi: %s", mine, out);
+	free(mine);
+	free(cmd);
+	free(hdr);
+}
