@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Install what mpi-deadlock needs on Debian bookworm, then build the -g
+# Open MPI into the cache (once per machine).  Safe to run again: it
+# installs only what is missing and reuses the cached build.
+#
+#   MPID_CACHE        cache folder (default /var/cache/mpi-deadlock)
+#   MD_SKIP_OMPI_G=1  do not build the -g Open MPI (the end-to-end tests
+#                     against it are then skipped, with the reason)
+set -euo pipefail
+
+pkgs=(build-essential pkg-config ca-certificates openmpi-bin libopenmpi-dev
+      libigraph-dev libdwarf-dev libelf-dev libunwind-dev libcriterion-dev
+      libjson-c-dev uthash-dev dpkg-dev)
+pkgs+=("$@")
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+
+# apt-get source openmpi needs a deb-src line for bookworm main.
+src=/etc/apt/sources.list.d/mpi-deadlock-src.sources
+added_src=0
+if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	$sudo tee "$src" >/dev/null <<'S'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+S
+	added_src=1
+fi
+
+if [ ${#missing[@]} -gt 0 ] || [ $added_src -eq 1 ]; then
+	echo "setup: installing ${missing[*]:-(package lists only)}" >&2
+	$sudo apt-get update -q >/dev/null
+	if [ ${#missing[@]} -gt 0 ]; then
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+			--no-install-recommends "${missing[@]}" >/dev/null
+	fi
+fi
+
+if [ "${MD_SKIP_OMPI_G:-0}" != 1 ]; then
+	"$(dirname "$0")/build-openmpi.sh" >/dev/null
+fi
