@@ -1,0 +1,670 @@
+/*
+ * elfsym.c - ELF symbol index per file, an image cache shared by all the
+ * ranks, and per-process views in dynamic-linker order.
+ */
+#include "elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "md.h"
+
+#define uthash_malloc(sz) xmalloc(sz)
+#define uthash_free(ptr, sz) free(ptr)
+#include <uthash.h>
+
+struct es_name {
+	char *name;
+	uint64_t value, size;
+	enum es_kind kind;
+	bool local;
+	UT_hash_handle hh;
+};
+
+struct es_addr {
+	uint64_t value, size;
+	const char *name;	/* owned by an es_name */
+	bool local;
+};
+
+struct es_image {
+	char *path;
+	struct es_name *names;	/* uthash head */
+	unsigned nnames;
+	struct es_addr *addrs;	/* functions sorted by value */
+	size_t naddrs, addrs_cap;
+	uint64_t base_vaddr, vaddr_end;
+};
+
+/* File identity: a library replaced on disk between two looks is a new
+ * image, one seen through two paths (symlinks) is the same. */
+struct es_key {
+	dev_t dev;
+	ino_t ino;
+	long long mtime_ns;
+	off_t size;
+};
+
+struct es_entry {
+	struct es_key key;
+	struct es_image *img;
+	UT_hash_handle hh;
+};
+
+struct es_cache {
+	struct es_entry *entries;
+	unsigned count;
+};
+
+struct es_view {
+	struct es_cache *cache;
+	struct es_object *objs;
+	char **paths;
+	unsigned n, cap;
+};
+
+static bool sym_wanted(const GElf_Sym *s, enum es_kind *kind)
+{
+	if (s->st_shndx == SHN_UNDEF || s->st_name == 0)
+		return false;
+	switch (GELF_ST_TYPE(s->st_info)) {
+	case STT_FUNC:
+	case STT_GNU_IFUNC:
+		*kind = ES_FUNC;
+		return true;
+	case STT_OBJECT:
+	case STT_COMMON:
+	case STT_TLS:
+		*kind = ES_OBJECT;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void add_addr(struct es_image *img, const GElf_Sym *s, const char *name,
+		     bool local)
+{
+	struct es_addr *a;
+
+	if (img->naddrs == img->addrs_cap) {
+		img->addrs_cap = img->addrs_cap ? 2 * img->addrs_cap : 256;
+		img->addrs = xrealloc(img->addrs,
+				      img->addrs_cap * sizeof(*img->addrs));
+	}
+	a = &img->addrs[img->naddrs++];
+	a->value = s->st_value;
+	a->size = s->st_size;
+	a->name = name;
+	a->local = local;
+}
+
+static void add_sym(struct es_image *img, const GElf_Sym *s, const char *name)
+{
+	struct es_name *e;
+	enum es_kind kind;
+	bool local = GELF_ST_BIND(s->st_info) == STB_LOCAL;
+
+	if (!sym_wanted(s, &kind))
+		return;
+	HASH_FIND_STR(img->names, name, e);
+	if (!e) {
+		e = xcalloc(1, sizeof(*e));
+		e->name = xstrdup(name);
+		HASH_ADD_KEYPTR(hh, img->names, e->name, strlen(e->name), e);
+		img->nnames++;
+	} else if (!(e->local && !local)) {
+		/* The same symbol from .symtab and .dynsym, or a second
+		 * static of the same name: keep the first, unless this one is
+		 * global and the kept one local (that is what the linker
+		 * would bind to). */
+		goto addr;
+	}
+	e->value = s->st_value;
+	e->size = s->st_size;
+	e->kind = kind;
+	e->local = local;
+addr:
+	if (kind == ES_FUNC)
+		add_addr(img, s, e->name, local);
+}
+
+static void read_symtab(struct es_image *img, Elf *elf, Elf_Scn *scn,
+			const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!data || sh->sh_entsize == 0)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (name && *name)
+			add_sym(img, &s, name);
+	}
+}
+
+static void read_segments(struct es_image *img, Elf *elf)
+{
+	size_t i, n;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < lo)
+			lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > hi)
+			hi = ph.p_vaddr + ph.p_memsz;
+	}
+	if (lo == UINT64_MAX)
+		lo = 0;
+	img->base_vaddr = lo & ~(page - 1);
+	img->vaddr_end = hi;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct es_addr *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* At one address a global name reads better than a local alias,
+	 * and a sized symbol is more precise than a 0-size label. */
+	if (x->local != y->local)
+		return x->local ? 1 : -1;
+	if ((x->size == 0) != (y->size == 0))
+		return x->size == 0 ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int index_elf(struct es_image *img, Elf *elf, const char *path)
+{
+	Elf_Scn *scn = NULL;
+
+	if (elf_kind(elf) != ELF_K_ELF) {
+		md_error("%s: not an ELF file", path);
+		return -MD_E_INPUT;
+	}
+	read_segments(img, elf);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
+			read_symtab(img, elf, scn, &sh);
+	}
+	if (img->naddrs)
+		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
+	return 0;
+}
+
+int es_image_open(const char *path, struct es_image **out)
+{
+	struct es_image *img;
+	Elf *elf;
+	int fd, ret;
+
+	*out = NULL;
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		md_error("open(%s): %s", path, strerror(errno));
+		return -MD_E_INPUT;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		md_error("elf_begin(%s): %s", path, elf_errmsg(-1));
+		close(fd);
+		return -MD_E_INPUT;
+	}
+	img = xcalloc(1, sizeof(*img));
+	img->path = xstrdup(path);
+	ret = index_elf(img, elf, path);
+	elf_end(elf);
+	close(fd);
+	if (ret) {
+		es_image_free(img);
+		return ret;
+	}
+	*out = img;
+	return 0;
+}
+
+void es_image_free(struct es_image *img)
+{
+	struct es_name *e, *tmp;
+
+	if (!img)
+		return;
+	HASH_ITER(hh, img->names, e, tmp) {
+		HASH_DEL(img->names, e);
+		free(e->name);
+		free(e);
+	}
+	free(img->addrs);
+	free(img->path);
+	free(img);
+}
+
+const char *es_image_path(const struct es_image *img)
+{
+	return img->path;
+}
+
+unsigned es_image_nsyms(const struct es_image *img)
+{
+	return img->nnames;
+}
+
+uint64_t es_image_base_vaddr(const struct es_image *img)
+{
+	return img->base_vaddr;
+}
+
+int es_lookup_full(const struct es_image *img, const char *name,
+		   uint64_t *value, uint64_t *size, enum es_kind *kind)
+{
+	struct es_name *e;
+
+	HASH_FIND_STR(img->names, name, e);
+	if (!e)
+		return -MD_E_NOSYM;
+	if (value)
+		*value = e->value;
+	if (size)
+		*size = e->size;
+	if (kind)
+		*kind = e->kind;
+	return 0;
+}
+
+int es_lookup(const struct es_image *img, const char *name, uint64_t *value)
+{
+	return es_lookup_full(img, name, value, NULL, NULL);
+}
+
+int es_addr_to_name(const struct es_image *img, uint64_t addr,
+		    const char **name, uint64_t *offset)
+{
+	size_t lo = 0, hi = img->naddrs;
+	const struct es_addr *a;
+
+	/* Last symbol with value <= addr; the sort puts the preferred name
+	 * first among equal values, so step back to it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (img->addrs[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -MD_E_NOSYM;
+	a = &img->addrs[lo - 1];
+	while (a > img->addrs && a[-1].value == a->value)
+		a--;
+	/* A 0-size symbol (an assembler label) reaches up to the next
+	 * symbol, which is past addr by construction, or the end of the
+	 * loaded segments. */
+	if (a->size ? addr >= a->value + a->size
+		    : lo == img->naddrs && addr >= img->vaddr_end)
+		return -MD_E_NOSYM;
+	*name = a->name;
+	if (offset)
+		*offset = addr - a->value;
+	return 0;
+}
+
+/* ---- cache ---- */
+
+struct es_cache *es_cache_new(void)
+{
+	return xcalloc(1, sizeof(struct es_cache));
+}
+
+void es_cache_free(struct es_cache *c)
+{
+	struct es_entry *e, *tmp;
+
+	if (!c)
+		return;
+	HASH_ITER(hh, c->entries, e, tmp) {
+		HASH_DEL(c->entries, e);
+		es_image_free(e->img);
+		free(e);
+	}
+	free(c);
+}
+
+unsigned es_cache_count(const struct es_cache *c)
+{
+	return c->count;
+}
+
+/* Maps list non-ELF files too (locale archives, fonts): skip them
+ * without a message. */
+static bool looks_like_elf(const char *path)
+{
+	unsigned char magic[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, magic, sizeof(magic));
+	close(fd);
+	return n == SELFMAG && memcmp(magic, ELFMAG, SELFMAG) == 0;
+}
+
+static int cache_get(struct es_cache *c, const char *path, bool quiet,
+		     struct es_image **img)
+{
+	struct es_entry *e;
+	struct es_key key;
+	struct stat st;
+	int ret;
+
+	*img = NULL;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (!quiet)
+			md_error("stat(%s): %s", path,
+				 errno ? strerror(errno) : "not a file");
+		return -MD_E_INPUT;
+	}
+	memset(&key, 0, sizeof(key));
+	key.dev = st.st_dev;
+	key.ino = st.st_ino;
+	key.mtime_ns = st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	key.size = st.st_size;
+	HASH_FIND(hh, c->entries, &key, sizeof(key), e);
+	if (e) {
+		*img = e->img;
+		return 0;
+	}
+	if (quiet && !looks_like_elf(path))
+		return -MD_E_INPUT;
+	ret = es_image_open(path, img);
+	if (ret)
+		return ret;
+	e = xcalloc(1, sizeof(*e));
+	e->key = key;
+	e->img = *img;
+	HASH_ADD(hh, c->entries, key, sizeof(key), e);
+	c->count++;
+	return 0;
+}
+
+int es_cache_get(struct es_cache *c, const char *path, struct es_image **img)
+{
+	return cache_get(c, path, false, img);
+}
+
+/* ---- process views ---- */
+
+struct es_view *es_view_new(struct es_cache *c)
+{
+	struct es_view *v = xcalloc(1, sizeof(*v));
+
+	v->cache = c;
+	return v;
+}
+
+void es_view_free(struct es_view *v)
+{
+	unsigned i;
+
+	if (!v)
+		return;
+	for (i = 0; i < v->n; i++)
+		free(v->paths[i]);
+	free(v->paths);
+	free(v->objs);
+	free(v);
+}
+
+static void view_append(struct es_view *v, const char *path, uint64_t bias,
+			struct es_image *img)
+{
+	struct es_object *o;
+	unsigned i;
+
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 16;
+		v->objs = xrealloc(v->objs, v->cap * sizeof(*v->objs));
+		v->paths = xrealloc(v->paths, v->cap * sizeof(*v->paths));
+	}
+	i = v->n++;
+	v->paths[i] = xstrdup(path);
+	o = &v->objs[i];
+	o->path = v->paths[i];
+	o->bias = bias;
+	o->img = img;
+	o->start = img->base_vaddr + bias;
+	o->end = img->vaddr_end + bias;
+}
+
+int es_view_add(struct es_view *v, const char *path, uint64_t bias)
+{
+	struct es_image *img;
+	int ret = es_cache_get(v->cache, path, &img);
+
+	if (ret)
+		return ret;
+	view_append(v, path, bias, img);
+	return 0;
+}
+
+unsigned es_view_count(const struct es_view *v)
+{
+	return v->n;
+}
+
+const struct es_object *es_view_object(const struct es_view *v, unsigned i)
+{
+	return i < v->n ? &v->objs[i] : NULL;
+}
+
+int es_proc_lookup_obj(const struct es_view *v, const char *name,
+		       uint64_t *addr, const struct es_object **obj)
+{
+	unsigned i;
+	uint64_t value;
+
+	for (i = 0; i < v->n; i++) {
+		if (es_lookup(v->objs[i].img, name, &value) == 0) {
+			if (addr)
+				*addr = value + v->objs[i].bias;
+			if (obj)
+				*obj = &v->objs[i];
+			return 0;
+		}
+	}
+	return -MD_E_NOSYM;
+}
+
+int es_proc_lookup(const struct es_view *v, const char *name, uint64_t *addr)
+{
+	return es_proc_lookup_obj(v, name, addr, NULL);
+}
+
+const struct es_object *es_proc_object_at(const struct es_view *v,
+					  uint64_t pc)
+{
+	unsigned i;
+
+	for (i = 0; i < v->n; i++)
+		if (pc >= v->objs[i].start && pc < v->objs[i].end)
+			return &v->objs[i];
+	return NULL;
+}
+
+/* One file seen in the maps text. */
+struct es_mapfile {
+	char *path;
+	uint64_t start;		/* lowest mapping with file offset 0 */
+	bool have_start;
+	int rank;		/* 0 executable, 1 library, 2 the dynamic linker */
+};
+
+static int find_mapfile(struct es_mapfile *f, unsigned n, const char *path)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(f[i].path, path) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Parse one maps line: "start-end perms offset dev inode   path".  Returns
+ * 1 and the fields for a line naming a file, 0 for an anonymous or
+ * special mapping, -1 for a line that is not maps format.
+ */
+static int parse_maps_line(const char *line, uint64_t *start,
+			   uint64_t *offset, const char **path)
+{
+	unsigned long long s, e, off, ino;
+	char perms[8], dev[16];
+	int pos = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %15s %llu%n", &s, &e, perms,
+		   &off, dev, &ino, &pos) != 6)
+		return -1;
+	line += pos;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	*start = s;
+	*offset = off;
+	*path = line;
+	return *line == '/' && ino != 0;
+}
+
+static bool is_dynamic_linker(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0;
+}
+
+static int cmp_mapfile(const void *a, const void *b)
+{
+	const struct es_mapfile *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (x->start != y->start)
+		return x->start > y->start ? -1 : 1;
+	return 0;
+}
+
+/* Collect the files of the maps text; returns -1 at a malformed line. */
+static int collect_mapfiles(const char *text, struct es_mapfile **out,
+			    unsigned *nout)
+{
+	struct es_mapfile *f = NULL;
+	unsigned n = 0, cap = 0, lineno = 0;
+	const char *p = text;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = xstrndup(p, len);
+		uint64_t start, off;
+		const char *path;
+		int r = len ? parse_maps_line(line, &start, &off, &path) : 0;
+		int i;
+
+		lineno++;
+		p += len + (nl ? 1 : 0);
+		if (r < 0) {
+			md_error("maps line %u is not in /proc/PID/maps format: "
+				 "%.60s", lineno, line);
+			free(line);
+			goto bad;
+		}
+		if (r == 0 || strstr(path, " (deleted)")) {
+			free(line);
+			continue;
+		}
+		i = find_mapfile(f, n, path);
+		if (i < 0) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 32;
+				f = xrealloc(f, cap * sizeof(*f));
+			}
+			i = (int)n++;
+			memset(&f[i], 0, sizeof(f[i]));
+			f[i].path = xstrdup(path);
+		}
+		if (off == 0 && (!f[i].have_start || start < f[i].start)) {
+			f[i].start = start;
+			f[i].have_start = true;
+		}
+		free(line);
+	}
+	*out = f;
+	*nout = n;
+	return 0;
+bad:
+	while (n)
+		free(f[--n].path);
+	free(f);
+	return -1;
+}
+
+int es_view_from_maps(struct es_cache *c, const char *maps_text,
+		      const char *exe_path, struct es_view **out)
+{
+	struct es_mapfile *f;
+	struct es_view *v;
+	unsigned n, i;
+
+	*out = NULL;
+	if (collect_mapfiles(maps_text, &f, &n) < 0)
+		return -MD_E_INPUT;
+	for (i = 0; i < n; i++) {
+		if (exe_path ? strcmp(f[i].path, exe_path) == 0 : i == 0)
+			f[i].rank = 0;
+		else
+			f[i].rank = is_dynamic_linker(f[i].path) ? 2 : 1;
+	}
+	if (n)
+		qsort(f, n, sizeof(*f), cmp_mapfile);
+	v = es_view_new(c);
+	for (i = 0; i < n; i++) {
+		struct es_image *img;
+
+		if (f[i].have_start &&
+		    cache_get(c, f[i].path, true, &img) == 0)
+			view_append(v, f[i].path, f[i].start - img->base_vaddr,
+				    img);
+		free(f[i].path);
+	}
+	free(f);
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,143 @@
+/*
+ * elfsym.h - ELF symbols of files on disk (libelf), and a process view:
+ * the loaded objects of one process with their load bias, searched in
+ * dynamic-linker order.
+ *
+ * Reads files only.  The caller says which objects a process has loaded,
+ * either as the text of /proc/PID/maps or one object at a time, so the
+ * whole module is testable without a live process.
+ */
+#ifndef MD_ELFSYM_H
+#define MD_ELFSYM_H
+
+#include <stdint.h>
+
+/* Symbol kinds kept in the index. */
+enum es_kind {
+	ES_FUNC,	/* STT_FUNC, STT_GNU_IFUNC */
+	ES_OBJECT,	/* STT_OBJECT, STT_COMMON, STT_TLS */
+};
+
+struct es_image;	/* one ELF file, its symbols indexed */
+struct es_cache;	/* images by file identity, shared by all ranks */
+struct es_view;		/* one process: its loaded objects in linker order */
+
+/*
+ * Open the ELF file at path and index its defined function and object
+ * symbols from .symtab and .dynsym.  Returns 0 and *out (owned by the
+ * caller, es_image_free), or -MD_E_INPUT (not a readable ELF file) after
+ * reporting it.  A file without any symbol table is not an error.
+ */
+int es_image_open(const char *path, struct es_image **out);
+/* Free an image; NULL does nothing. */
+void es_image_free(struct es_image *img);
+
+/* The path the image was opened with; valid as long as the image. */
+const char *es_image_path(const struct es_image *img);
+/* Number of distinct symbol names indexed. */
+unsigned es_image_nsyms(const struct es_image *img);
+/*
+ * The lowest PT_LOAD p_vaddr rounded down to the page size: what the load
+ * bias is measured against (0 for a shared library or PIE, 0x400000 for a
+ * classic executable).
+ */
+uint64_t es_image_base_vaddr(const struct es_image *img);
+
+/*
+ * Look a symbol up by name.  Returns 0 and its st_value in *value (value
+ * may be NULL: only say whether it exists), or -MD_E_NOSYM without a
+ * message: not finding a symbol is an answer, not a failure.  When a name
+ * is defined several times a global or weak definition wins over a local
+ * one.  kind and size may be NULL.
+ */
+int es_lookup(const struct es_image *img, const char *name, uint64_t *value);
+int es_lookup_full(const struct es_image *img, const char *name,
+		   uint64_t *value, uint64_t *size, enum es_kind *kind);
+
+/*
+ * The function symbol that covers addr (an address in the file's own
+ * vaddr space, i.e. runtime pc minus load bias).  A symbol covers
+ * [st_value, st_value + st_size); a symbol of size 0 covers up to the
+ * next symbol.  Returns 0, *name (valid as long as the image) and
+ * *offset (addr - st_value; may be NULL), or -MD_E_NOSYM without a
+ * message.
+ */
+int es_addr_to_name(const struct es_image *img, uint64_t addr,
+		    const char **name, uint64_t *offset);
+
+/*
+ * The image cache: ranks that load the same file (same device and inode,
+ * same mtime) share one opened and indexed image.  es_cache_free frees
+ * every image it handed out.
+ */
+struct es_cache *es_cache_new(void);
+void es_cache_free(struct es_cache *c);
+/*
+ * The image for path, opened on first use.  Returns 0 and *img (borrowed:
+ * valid until es_cache_free), or the code of es_image_open / -MD_E_INPUT
+ * when the file cannot be stat()ed (reported).  A file replaced on disk
+ * since it was cached is opened again.
+ */
+int es_cache_get(struct es_cache *c, const char *path, struct es_image **img);
+/* Images opened so far (for tests and progress output). */
+unsigned es_cache_count(const struct es_cache *c);
+
+/* One loaded object of a process view. */
+struct es_object {
+	const char *path;	/* valid as long as the view */
+	uint64_t bias;		/* runtime address = file vaddr + bias */
+	uint64_t start, end;	/* runtime range of its PT_LOAD segments */
+	struct es_image *img;	/* borrowed from the cache */
+};
+
+/*
+ * An empty view whose images come from c (borrowed: c must outlive the
+ * view).  Free with es_view_free; NULL does nothing.
+ */
+struct es_view *es_view_new(struct es_cache *c);
+void es_view_free(struct es_view *v);
+/*
+ * Append a loaded object: add them in dynamic-linker search order
+ * (executable first, then libraries in load order, as the r_debug
+ * link_map list gives them).  Returns 0 or the es_cache_get code.
+ */
+int es_view_add(struct es_view *v, const char *path, uint64_t bias);
+/*
+ * Build a view from the text of /proc/PID/maps.  exe_path is the
+ * process's executable (readlink of /proc/PID/exe); NULL takes the first
+ * file mapped.  Each file's bias is the start of its lowest mapping with
+ * file offset 0 minus es_image_base_vaddr.  Order: the executable, then
+ * the other files by decreasing address, which is load order for
+ * libraries that ld.so maps top-down (an approximation: a caller that can
+ * read link_map should use es_view_add).  Mappings that are not regular
+ * ELF files ([heap], [vdso], deleted files, non-ELF files such as locale
+ * archives) are skipped silently.  Returns 0 and *out, or -MD_E_INPUT for
+ * text that is not maps format (reported).
+ */
+int es_view_from_maps(struct es_cache *c, const char *maps_text,
+		      const char *exe_path, struct es_view **out);
+
+/* Objects in search order; i < es_view_count. Borrowed, valid as long
+ * as the view. */
+unsigned es_view_count(const struct es_view *v);
+const struct es_object *es_view_object(const struct es_view *v, unsigned i);
+
+/*
+ * Find a symbol in the process: the first object in search order that
+ * defines name gives its runtime address (st_value + bias) in *addr.  addr
+ * may be NULL (Open MPI's DLL asks find_symbol("MPIR_Ignore_queues", NULL)
+ * only to know whether it exists).  obj may be NULL.  Returns 0 or
+ * -MD_E_NOSYM without a message.
+ */
+int es_proc_lookup(const struct es_view *v, const char *name, uint64_t *addr);
+int es_proc_lookup_obj(const struct es_view *v, const char *name,
+		       uint64_t *addr, const struct es_object **obj);
+
+/*
+ * The object whose PT_LOAD range holds runtime address pc, or NULL.
+ * Borrowed, valid as long as the view.
+ */
+const struct es_object *es_proc_object_at(const struct es_view *v,
+					  uint64_t pc);
+
+#endif /* MD_ELFSYM_H */

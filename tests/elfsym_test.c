@@ -1,0 +1,296 @@
+/*
+ * elfsym_test.c - symbols of real ELF files compiled here, process views
+ * from real and fake /proc/PID/maps texts.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collector/elfsym.h"
+#include "md.h"
+#include "support/elf_fixture.h"
+
+/* A library and a PIE program that both define shared_var: the program
+ * refers to the library's variable, so the linker copy-relocates it into
+ * the program (as ompi_mpi_comm_world lives in an MPI program). */
+static const char lib_src[] =
+	"int shared_var = 5;\n"
+	"__attribute__((noinline)) static int lib_local(int x) { return x * 3; }\n"
+	"int lib_func(int x) { return lib_local(x) + shared_var; }\n"
+	"int lib_only = 7;\n";
+
+static const char prog_src[] =
+	"#include <stdio.h>\n"
+	"extern int shared_var;\n"
+	"extern int lib_only;\n"
+	"int lib_func(int);\n"
+	"int prog_func(int x) { return x + 1; }\n"
+	"int main(void)\n"
+	"{\n"
+	"	FILE *m = fopen(\"/proc/self/maps\", \"r\");\n"
+	"	int c;\n"
+	"	printf(\"shared_var %p\\nlib_only %p\\nlib_func %p\\n\"\n"
+	"	       \"prog_func %p\\n--\\n\", (void *)&shared_var,\n"
+	"	       (void *)&lib_only, (void *)lib_func, (void *)prog_func);\n"
+	"	while ((c = fgetc(m)) != EOF)\n"
+	"		putchar(c);\n"
+	"	return lib_func(0) == 5 ? 0 : 1;\n"
+	"}\n";
+
+struct pair {
+	char *dir, *lib, *prog;
+};
+
+static struct pair build_pair(void)
+{
+	struct pair p;
+	char *flags;
+
+	p.dir = ef_tmpdir();
+	p.lib = ef_cc(p.dir, "libpair.so", lib_src, "-g -O1 -shared -fPIC",
+		      NULL);
+	cr_assert_not_null(p.lib, "cc could not build the test library");
+	flags = xasprintf("-g -O1 -fPIE -pie -L%s -Wl,-rpath,%s", p.dir,
+			  p.dir);
+	p.prog = ef_cc(p.dir, "prog", prog_src, flags, "-lpair");
+	free(flags);
+	cr_assert_not_null(p.prog, "cc could not build the test program");
+	return p;
+}
+
+static void free_pair(struct pair *p)
+{
+	free(p->lib);
+	free(p->prog);
+	ef_rmtree(p->dir);
+}
+
+/* The address the program printed for name, from its output. */
+static uint64_t printed(const char *out, const char *name)
+{
+	const char *l = strstr(out, name);
+	unsigned long long v = 0;
+
+	cr_assert_not_null(l, "program did not print %s", name);
+	cr_assert_eq(sscanf(l + strlen(name), " %llx", &v), 1);
+	return v;
+}
+
+Test(elfsym, finds_defined_functions_and_objects_by_name)
+{
+	struct pair p = build_pair();
+	struct es_image *img;
+	uint64_t v, size;
+	enum es_kind kind;
+
+	cr_assert_eq(es_image_open(p.lib, &img), 0);
+	cr_assert_eq(es_lookup_full(img, "lib_func", &v, &size, &kind), 0);
+	cr_expect_eq(kind, ES_FUNC);
+	cr_expect_gt(size, 0);
+	cr_assert_eq(es_lookup_full(img, "shared_var", &v, &size, &kind), 0);
+	cr_expect_eq(kind, ES_OBJECT);
+	cr_expect_eq(size, sizeof(int));
+	/* From .symtab only: a static function. */
+	cr_expect_eq(es_lookup(img, "lib_local", NULL), 0);
+	cr_expect_eq(es_lookup(img, "no_such_symbol", &v), -MD_E_NOSYM);
+	es_image_free(img);
+	free_pair(&p);
+}
+
+Test(elfsym, undefined_symbols_are_not_indexed)
+{
+	struct pair p = build_pair();
+	struct es_image *img;
+
+	cr_assert_eq(es_image_open(p.prog, &img), 0);
+	/* prog calls lib_func and printf but does not define them. */
+	cr_expect_eq(es_lookup(img, "lib_func", NULL), -MD_E_NOSYM);
+	cr_expect_eq(es_lookup(img, "printf", NULL), -MD_E_NOSYM);
+	cr_expect_eq(es_lookup(img, "prog_func", NULL), 0);
+	es_image_free(img);
+	free_pair(&p);
+}
+
+Test(elfsym, addr_to_name_gives_function_and_offset_inside_it)
+{
+	struct pair p = build_pair();
+	struct es_image *img;
+	const char *name;
+	uint64_t v, size, off;
+
+	cr_assert_eq(es_image_open(p.lib, &img), 0);
+	cr_assert_eq(es_lookup_full(img, "lib_func", &v, &size, NULL), 0);
+	cr_assert_eq(es_addr_to_name(img, v, &name, &off), 0);
+	cr_expect_str_eq(name, "lib_func");
+	cr_expect_eq(off, 0);
+	cr_assert_eq(es_addr_to_name(img, v + size - 1, &name, &off), 0);
+	cr_expect_str_eq(name, "lib_func");
+	cr_expect_eq(off, size - 1);
+	cr_expect_eq(es_addr_to_name(img, 0, &name, NULL), -MD_E_NOSYM);
+	es_image_free(img);
+	free_pair(&p);
+}
+
+Test(elfsym, proc_lookup_matches_addresses_of_the_running_program)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_view *v;
+	char *out = ef_output("'%s'", p.prog);
+	const char *maps;
+	uint64_t a;
+
+	cr_assert_not_null(out, "test program failed");
+	maps = strstr(out, "--\n") + 3;
+	cr_assert_eq(es_view_from_maps(c, maps, p.prog, &v), 0);
+	cr_assert_geq(es_view_count(v), 3, "prog, libpair, libc at least");
+	cr_expect_str_eq(es_view_object(v, 0)->path, p.prog);
+
+	cr_assert_eq(es_proc_lookup(v, "prog_func", &a), 0);
+	cr_expect_eq(a, printed(out, "prog_func"));
+	cr_assert_eq(es_proc_lookup(v, "lib_func", &a), 0);
+	cr_expect_eq(a, printed(out, "lib_func"));
+	cr_assert_eq(es_proc_lookup(v, "lib_only", &a), 0);
+	cr_expect_eq(a, printed(out, "lib_only"));
+	es_view_free(v);
+	es_cache_free(c);
+	free(out);
+	free_pair(&p);
+}
+
+Test(elfsym, copy_relocated_symbol_resolves_to_the_executable_first)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_view *v;
+	const struct es_object *obj;
+	struct es_image *lib;
+	char *out = ef_output("'%s'", p.prog);
+	uint64_t a, in_lib;
+
+	cr_assert_not_null(out, "test program failed");
+	cr_assert_eq(es_view_from_maps(c, strstr(out, "--\n") + 3, p.prog, &v),
+		     0);
+	/* Both files define it: the library's copy is not the live one. */
+	cr_assert_eq(es_cache_get(c, p.lib, &lib), 0);
+	cr_assert_eq(es_lookup(lib, "shared_var", &in_lib), 0);
+	cr_assert_eq(es_proc_lookup_obj(v, "shared_var", &a, &obj), 0);
+	cr_expect_str_eq(obj->path, p.prog);
+	cr_expect_eq(a, printed(out, "shared_var"));
+	es_view_free(v);
+	es_cache_free(c);
+	free(out);
+	free_pair(&p);
+}
+
+Test(elfsym, proc_lookup_accepts_null_out_pointer)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_view *v = es_view_new(c);
+
+	cr_assert_eq(es_view_add(v, p.prog, 0x555555554000ULL), 0);
+	cr_assert_eq(es_view_add(v, p.lib, 0x7f0000000000ULL), 0);
+	cr_expect_eq(es_proc_lookup(v, "MPIR_Ignore_queues", NULL),
+		     -MD_E_NOSYM);
+	cr_expect_eq(es_proc_lookup(v, "lib_func", NULL), 0);
+	es_view_free(v);
+	es_cache_free(c);
+	free_pair(&p);
+}
+
+Test(elfsym, bias_from_fake_maps_is_lowest_offset_zero_mapping)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_view *v;
+	struct es_image *lib;
+	uint64_t val, a;
+	char *maps = xasprintf(
+		"7f1000002000-7f1000003000 r-xp 00001000 08:01 42 %s\n"
+		"7f1000000000-7f1000001000 r--p 00000000 08:01 42 %s\n"
+		"7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n"
+		"7f2000000000-7f2000001000 r--p 00000000 08:01 43 "
+		"/nonexistent/libgone.so\n",
+		p.lib, p.lib);
+
+	cr_assert_eq(es_view_from_maps(c, maps, NULL, &v), 0);
+	cr_assert_eq(es_view_count(v), 1, "only the library is a real ELF");
+	cr_expect_eq(es_view_object(v, 0)->bias, 0x7f1000000000ULL);
+	cr_assert_eq(es_cache_get(c, p.lib, &lib), 0);
+	cr_assert_eq(es_lookup(lib, "lib_func", &val), 0);
+	cr_assert_eq(es_proc_lookup(v, "lib_func", &a), 0);
+	cr_expect_eq(a, val + 0x7f1000000000ULL);
+	cr_expect_eq(es_proc_object_at(v, a), es_view_object(v, 0));
+	cr_expect_null(es_proc_object_at(v, 0x1000));
+	es_view_free(v);
+	es_cache_free(c);
+	free(maps);
+	free_pair(&p);
+}
+
+Test(elfsym, malformed_maps_text_is_rejected)
+{
+	struct es_cache *c = es_cache_new();
+	struct es_view *v = (struct es_view *)1;
+
+	cr_expect_eq(es_view_from_maps(c, "this is not maps\n", NULL, &v),
+		     -MD_E_INPUT);
+	cr_expect_null(v);
+	es_cache_free(c);
+}
+
+Test(elfsym, cache_opens_a_file_once_for_many_views)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_image *a, *b;
+	char *link = xasprintf("%s/alias.so", p.dir);
+	int i;
+
+	cr_assert_eq(ef_sh("ln -s '%s' '%s'", p.lib, link), 0);
+	for (i = 0; i < 64; i++) {
+		struct es_view *v = es_view_new(c);
+
+		cr_assert_eq(es_view_add(v, i % 2 ? link : p.lib, 0), 0);
+		es_view_free(v);
+	}
+	cr_assert_eq(es_cache_get(c, p.lib, &a), 0);
+	cr_assert_eq(es_cache_get(c, link, &b), 0);
+	cr_expect_eq(a, b);
+	cr_expect_eq(es_cache_count(c), 1);
+	es_cache_free(c);
+	free(link);
+	free_pair(&p);
+}
+
+Test(elfsym, cache_reopens_a_file_replaced_on_disk)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_image *a, *b;
+
+	cr_assert_eq(es_cache_get(c, p.lib, &a), 0);
+	cr_assert_eq(ef_sh("cp '%s' '%s.new' && mv '%s.new' '%s'", p.prog,
+			   p.lib, p.lib, p.lib), 0);
+	cr_assert_eq(es_cache_get(c, p.lib, &b), 0);
+	cr_expect_neq(a, b);
+	cr_expect_eq(es_lookup(b, "prog_func", NULL), 0);
+	cr_expect_eq(es_cache_count(c), 2);
+	es_cache_free(c);
+	free_pair(&p);
+}
+
+Test(elfsym, opening_a_non_elf_file_fails_with_input_error)
+{
+	char *dir = ef_tmpdir();
+	char *path = ef_write(dir, "text", "not an ELF file\n");
+	struct es_image *img = (struct es_image *)1;
+
+	cr_expect_eq(es_image_open(path, &img), -MD_E_INPUT);
+	cr_expect_null(img);
+	free(path);
+	ef_rmtree(dir);
+}
