@@ -192,13 +192,13 @@ static int cli_option(struct cli *c, int opt, const char *arg)
 static int cli_options(int argc, char **argv, struct cli *c, bool run)
 {
 	enum cli_cmd cmd = c->cmd;
-	int opt, rc;
+	int opt, rc, idx = -1;
 
 	opterr = 0;
 	optind = 1;
 	/* run: stop at the job's command, whose options are its own. */
 	while ((opt = getopt_long(argc, argv, run ? "+vq" : "vq", cli_long,
-				  NULL)) != -1) {
+				  &idx)) != -1) {
 		if (opt == '?' || opt == ':') {
 			const char *bad = argv[optind - 1];
 
@@ -216,8 +216,10 @@ static int cli_options(int argc, char **argv, struct cli *c, bool run)
 			return 0;
 		}
 		if (!(cli_allowed(opt) & (1u << cmd)))
-			return cli_bad("option '%s' does not apply to %s",
-				       argv[optind - 1], cli_cmd_name[cmd]);
+			return cli_bad("option '--%s' does not apply to %s",
+				       idx >= 0 ? cli_long[idx].name : "?",
+				       cli_cmd_name[cmd]);
+		idx = -1;
 		rc = cli_option(c, opt, optarg);
 		if (rc)
 			return rc;

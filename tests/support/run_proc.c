@@ -1,0 +1,164 @@
+/* run_proc.c - see run_proc.h. */
+#include "run_proc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *rp_bin(void)
+{
+	const char *b = getenv("MD_BIN");
+
+	return b && access(b, X_OK) == 0 ? b : NULL;
+}
+
+char *rp_tmpdir(void)
+{
+	char tmpl[] = "/tmp/md-run-test.XXXXXX";
+
+	if (!mkdtemp(tmpl))
+		return NULL;
+	return strdup(tmpl);
+}
+
+void rp_rmdir(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = dir ? opendir(dir) : NULL;
+	char path[4096];
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (unlink(path))
+			rp_rmdir(path);
+	}
+	closedir(dp);
+	rmdir(dir);
+}
+
+static void rp_redirect(const char *path, int fd, int flags)
+{
+	int f = open(path ? path : "/dev/null", flags, 0600);
+
+	if (f >= 0 && f != fd) {
+		dup2(f, fd);
+		close(f);
+	}
+}
+
+pid_t rp_spawn(char *const argv[], const char *in_path, const char *out_path,
+	       const char *err_path)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid != 0)
+		return pid;
+	rp_redirect(in_path, 0, O_RDONLY);
+	rp_redirect(out_path, 1, O_WRONLY | O_CREAT | O_TRUNC);
+	rp_redirect(err_path, 2, O_WRONLY | O_CREAT | O_TRUNC);
+	execvp(argv[0], argv);
+	_exit(127);
+}
+
+int rp_wait(pid_t pid, int timeout_ms)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	int st, waited = 0;
+
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (waited >= timeout_ms) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		waited += 20;
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+char *rp_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return strdup("");
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = strdup("");
+	}
+	fclose(f);
+	return buf;
+}
+
+void rp_run(char *const argv[], const char *in_path, int timeout_ms,
+	    struct rp_result *r)
+{
+	char *dir = rp_tmpdir(), out[4096], err[4096];
+
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(err, sizeof(err), "%s/err", dir);
+	r->code = rp_wait(rp_spawn(argv, in_path, out, err), timeout_ms);
+	r->out = rp_slurp(out);
+	r->err = rp_slurp(err);
+	rp_rmdir(dir);
+	free(dir);
+}
+
+void rp_result_free(struct rp_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+bool rp_alive(pid_t pid)
+{
+	char path[64], *s, *p;
+	bool alive;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	s = rp_slurp(path);
+	p = strrchr(s, ')');
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(s);
+	return alive;
+}
+
+int rp_rank_pids(const char *dir, pid_t *pids, int max)
+{
+	char path[4096], *s;
+	int i, n = 0;
+
+	for (i = 0; i < 64 && n < max; i++) {
+		snprintf(path, sizeof(path), "%s/rank.%d.pid", dir, i);
+		s = rp_slurp(path);
+		if (atoi(s) > 0)
+			pids[n++] = atoi(s);
+		free(s);
+	}
+	return n;
+}
+
+void rp_kill_all(const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (rp_alive(pids[i]))
+			kill(pids[i], SIGKILL);
+}
