@@ -1,0 +1,312 @@
+/*
+ * snap.c - the snapshot object: creation, freeing, string interning,
+ * job-wide communicators and the names used in files and reports.
+ */
+#include "snap.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md.h"
+
+/* Interned strings live in big chunks: a million equal file names cost
+ * one copy, and a million distinct host names cost no malloc each. */
+#define POOL_CHUNK (64 * 1024)
+
+struct pool_chunk {
+	struct pool_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* An open-addressing hash set: slots hold pointers into the chunks (or,
+ * for comms, index + 1 into snap.comms); 0 / NULL is empty. */
+struct snap_pool {
+	struct pool_chunk *chunks;
+	const char **strs;
+	size_t nstrs, strcap;	/* strcap is a power of two */
+	int *comm_slots;
+	size_t comm_cap;	/* a power of two, or 0 */
+	int comms_alloc;	/* allocated entries of snap.comms */
+	int notes_alloc;
+};
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	/* FNV-1a: short keys (names, paths), no need for more. */
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ULL
+
+struct snap *snap_new(void)
+{
+	struct snap *s = xcalloc(1, sizeof(*s));
+
+	s->version = SNAP_VERSION;
+	s->pool = xcalloc(1, sizeof(*s->pool));
+	return s;
+}
+
+static void rank_free_arrays(struct snap_rank *r)
+{
+	for (int t = 0; t < r->nthreads; t++)
+		free(r->threads[t].frames);
+	free(r->threads);
+	free(r->ops);
+	free(r->members);
+}
+
+void snap_free(struct snap *s)
+{
+	struct pool_chunk *c, *next;
+
+	if (!s)
+		return;
+	for (int i = 0; i < s->nranks; i++)
+		rank_free_arrays(&s->ranks[i]);
+	free(s->ranks);
+	for (int i = 0; i < s->ncomms; i++)
+		free(s->comms[i].group);
+	free(s->comms);
+	free(s->notes);
+	if (s->pool) {
+		for (c = s->pool->chunks; c; c = next) {
+			next = c->next;
+			free(c);
+		}
+		free(s->pool->strs);
+		free(s->pool->comm_slots);
+		free(s->pool);
+	}
+	free(s);
+}
+
+static char *pool_alloc(struct snap_pool *p, size_t n)
+{
+	struct pool_chunk *c = p->chunks;
+
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > POOL_CHUNK / 4 ? n : POOL_CHUNK;
+
+		c = xmalloc(sizeof(*c) + cap);
+		c->used = 0;
+		c->cap = cap;
+		/* A big string gets its own chunk behind the current one so
+		 * the current chunk's free space is not lost. */
+		if (cap != POOL_CHUNK && p->chunks) {
+			c->next = p->chunks->next;
+			p->chunks->next = c;
+		} else {
+			c->next = p->chunks;
+			p->chunks = c;
+		}
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static void strs_grow(struct snap_pool *p)
+{
+	size_t cap = p->strcap ? p->strcap * 2 : 256;
+	const char **t = xcalloc(cap, sizeof(*t));
+
+	for (size_t i = 0; i < p->strcap; i++) {
+		const char *str = p->strs[i];
+		size_t h;
+
+		if (!str)
+			continue;
+		h = hash_bytes(HASH_SEED, str, strlen(str)) & (cap - 1);
+		while (t[h])
+			h = (h + 1) & (cap - 1);
+		t[h] = str;
+	}
+	free(p->strs);
+	p->strs = t;
+	p->strcap = cap;
+}
+
+const char *snap_str(struct snap *s, const char *str)
+{
+	struct snap_pool *p = s->pool;
+	size_t n, h;
+	char *copy;
+
+	if (!str)
+		return NULL;
+	if (2 * (p->nstrs + 1) > p->strcap)
+		strs_grow(p);
+	n = strlen(str);
+	h = hash_bytes(HASH_SEED, str, n) & (p->strcap - 1);
+	for (; p->strs[h]; h = (h + 1) & (p->strcap - 1))
+		if (strcmp(p->strs[h], str) == 0)
+			return p->strs[h];
+	copy = pool_alloc(p, n + 1);
+	memcpy(copy, str, n + 1);
+	p->strs[h] = copy;
+	p->nstrs++;
+	return copy;
+}
+
+void snap_note(struct snap *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&text, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		text = xstrdup("(note could not be formatted)");
+	if (s->nnotes == s->pool->notes_alloc) {
+		s->pool->notes_alloc = s->nnotes ? 2 * s->nnotes : 8;
+		s->notes = xrealloc(s->notes,
+				    s->pool->notes_alloc * sizeof(*s->notes));
+	}
+	s->notes[s->nnotes++] = snap_str(s, text);
+	free(text);
+}
+
+void snap_set_nranks(struct snap *s, int n)
+{
+	if (n < 0)
+		n = 0;
+	for (int i = n; i < s->nranks; i++)
+		rank_free_arrays(&s->ranks[i]);
+	s->ranks = xrealloc(s->ranks, (size_t)n * sizeof(*s->ranks));
+	if (n > s->nranks)
+		memset(s->ranks + s->nranks, 0,
+		       (size_t)(n - s->nranks) * sizeof(*s->ranks));
+	for (int i = s->nranks; i < n; i++)
+		s->ranks[i].rank = i;
+	s->nranks = n;
+}
+
+static uint64_t comm_hash(uint64_t id, const char *name, int size,
+			  const int *group)
+{
+	uint64_t h = hash_bytes(HASH_SEED, &id, sizeof(id));
+
+	h = hash_bytes(h, name, strlen(name));
+	h = hash_bytes(h, &size, sizeof(size));
+	if (group)
+		h = hash_bytes(h, group, (size_t)size * sizeof(*group));
+	return h;
+}
+
+static bool comm_equal(const struct snap_comm *c, uint64_t id,
+		       const char *name, int size, const int *group)
+{
+	if (c->id != id || c->size != size || strcmp(c->name, name) != 0)
+		return false;
+	if (!c->group != !group)
+		return false;
+	return !group ||
+	       memcmp(c->group, group, (size_t)size * sizeof(*group)) == 0;
+}
+
+static void comm_slots_grow(struct snap *s)
+{
+	struct snap_pool *p = s->pool;
+	size_t cap = p->comm_cap ? p->comm_cap * 2 : 64;
+	int *t = xcalloc(cap, sizeof(*t));
+
+	for (int i = 0; i < s->ncomms; i++) {
+		const struct snap_comm *c = &s->comms[i];
+		size_t h = comm_hash(c->id, c->name, c->size, c->group) &
+			   (cap - 1);
+
+		while (t[h])
+			h = (h + 1) & (cap - 1);
+		t[h] = i + 1;
+	}
+	free(p->comm_slots);
+	p->comm_slots = t;
+	p->comm_cap = cap;
+}
+
+int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
+		     const int *group)
+{
+	struct snap_pool *p = s->pool;
+	struct snap_comm *c;
+	size_t h;
+
+	if (!name)
+		name = "";
+	if (size < 0)
+		size = 0;
+	if (2 * ((size_t)s->ncomms + 1) > p->comm_cap)
+		comm_slots_grow(s);
+	h = comm_hash(id, name, size, group) & (p->comm_cap - 1);
+	for (; p->comm_slots[h]; h = (h + 1) & (p->comm_cap - 1))
+		if (comm_equal(&s->comms[p->comm_slots[h] - 1], id, name,
+			       size, group))
+			return p->comm_slots[h] - 1;
+	if (s->ncomms == p->comms_alloc) {
+		p->comms_alloc = s->ncomms ? 2 * s->ncomms : 8;
+		s->comms = xrealloc(s->comms,
+				    p->comms_alloc * sizeof(*s->comms));
+	}
+	c = &s->comms[s->ncomms];
+	c->id = id;
+	c->name = snap_str(s, name);
+	c->size = size;
+	c->group = NULL;
+	if (group) {
+		c->group = xmalloc((size_t)size * sizeof(*group) + 1);
+		memcpy(c->group, group, (size_t)size * sizeof(*group));
+	}
+	p->comm_slots[h] = ++s->ncomms;
+	return s->ncomms - 1;
+}
+
+const char *snap_state_name(enum snap_rank_state st)
+{
+	switch (st) {
+	case SNAP_RANK_COLLECTED: return "collected";
+	case SNAP_RANK_GONE: return "gone";
+	case SNAP_RANK_UNREAD: return "unread";
+	case SNAP_RANK_REMOTE: return "remote";
+	}
+	return "?";
+}
+
+const char *snap_progress_name(enum snap_progress p)
+{
+	switch (p) {
+	case SNAP_PROGRESS_UNKNOWN: return "unknown";
+	case SNAP_PROGRESS_STABLE: return "stable";
+	case SNAP_PROGRESS_CHANGED: return "changed";
+	}
+	return "?";
+}
+
+const char *snap_op_kind_name(enum snap_op_kind k)
+{
+	switch (k) {
+	case SNAP_OP_SEND: return "send";
+	case SNAP_OP_RECV: return "recv";
+	case SNAP_OP_UNEXPECTED: return "unexpected";
+	}
+	return "?";
+}
+
+const char *snap_status_name(enum snap_op_status st)
+{
+	switch (st) {
+	case SNAP_ST_PENDING: return "pending";
+	case SNAP_ST_MATCHED: return "matched";
+	case SNAP_ST_COMPLETE: return "complete";
+	}
+	return "?";
+}

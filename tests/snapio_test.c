@@ -1,0 +1,352 @@
+/*
+ * snapio_test.c - the snapshot file format: write, read back, and one
+ * clear error line (file:line:column) for every kind of bad input.
+ */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "md.h"
+#include "snap.h"
+
+#define FIXTURES "tests/fixtures/snapshots/"
+
+static struct snap *sample(void)
+{
+	struct snap *s = snap_new();
+	int world[] = { 0, 1, 2 }, self[] = { 1 };
+	struct snap_rank *r;
+	struct snap_op *op;
+	struct snap_thread *t;
+
+	s->time = 1700000000;
+	s->tool = snap_str(s, "mpi-deadlock " MD_VERSION);
+	s->host = snap_str(s, "n\"ode\\1\n");	/* escaping is json-c's job */
+	s->starter_pid = 77;
+	s->looks = 2;
+	s->interval_ms = 1000;
+	snap_comm_intern(s, 0, "MPI_COMM_WORLD", 3, world);
+	snap_comm_intern(s, 1, "MPI_COMM_SELF", 1, self);
+	snap_comm_intern(s, 9, "", 2, NULL);
+	snap_set_nranks(s, 3);
+	r = &s->ranks[1];
+	r->pid = 1234;
+	r->host = snap_str(s, "h\xc3\xa9");
+	r->state = SNAP_RANK_COLLECTED;
+	r->progress = SNAP_PROGRESS_CHANGED;
+	r->mpi_call = snap_str(s, "MPI_Waitall");
+	r->call_func = snap_str(s, "main");
+	r->call_file = snap_str(s, "a.c");
+	r->call_line = 33;
+	r->nmembers = 2;
+	r->members = calloc(2, sizeof(*r->members));
+	r->members[0] = (struct snap_member){ .comm = 0, .local_rank = 1 };
+	r->members[1] = (struct snap_member){ .comm = 1, .local_rank = 0 };
+	r->queues = SNAP_QUEUES_NONE;
+	r->queues_reason = snap_str(s, "no queues");
+	r->unexpected_available = true;
+	r->nops = 2;
+	r->ops = op = calloc(2, sizeof(*op));
+	op[0] = (struct snap_op){ .kind = SNAP_OP_SEND, .status = SNAP_ST_COMPLETE,
+				  .comm = 0, .peer_local = 2, .peer_global = 2,
+				  .tag = -5, .length = 1ULL << 40,
+				  .buffer = 0xffffffffffffffffULL,
+				  .system_buffer = true, .actual_local = 2,
+				  .actual_global = 2, .actual_tag = 3,
+				  .actual_length = 8, .request = 0x10,
+				  .status_corrected = true, .nextra = 2,
+				  .extra = { "Send: 0x10", "x" } };
+	op[1] = (struct snap_op){ .kind = SNAP_OP_RECV, .comm = -1,
+				  .peer_local = -1, .peer_global = -1,
+				  .any_tag = true, .actual_local = -1,
+				  .actual_global = -1 };
+	r->nthreads = 1;
+	r->threads = t = calloc(1, sizeof(*t));
+	t->tid = 1235;
+	t->mpi_call = r->mpi_call;
+	t->mpi_frame = 0;
+	t->user_frame = -1;
+	t->progress_thread = true;
+	t->nframes = 2;
+	t->frames = calloc(2, sizeof(*t->frames));
+	t->frames[0] = (struct snap_frame){ .pc = 0x401000, .func = "PMPI_Waitall",
+					    .object = "/lib/libmpi.so" };
+	t->frames[1] = (struct snap_frame){ .pc = 0x402000, .file = "a.c",
+					    .line = 33 };
+	s->ranks[2].state = SNAP_RANK_GONE;
+	s->ranks[2].reason = snap_str(s, "exited");
+	snap_note(s, "a note with \"quotes\"");
+	return s;
+}
+
+static char *write_to_string(const struct snap *s, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	cr_assert_eq(snap_write(s, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static int read_string(const char *text, struct snap **out)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	cr_assert_not_null(f);
+	ret = snap_read(f, "t.jsonl", out);
+	fclose(f);
+	return ret;
+}
+
+static void assert_op_eq(const struct snap_op *a, const struct snap_op *b)
+{
+	cr_assert_eq(a->kind, b->kind);
+	cr_assert_eq(a->status, b->status);
+	cr_assert_eq(a->comm, b->comm);
+	cr_assert_eq(a->peer_local, b->peer_local);
+	cr_assert_eq(a->peer_global, b->peer_global);
+	cr_assert_eq(a->any_tag, b->any_tag);
+	if (!a->any_tag)
+		cr_assert_eq(a->tag, b->tag);
+	cr_assert_eq(a->length, b->length);
+	cr_assert_eq(a->buffer, b->buffer);
+	cr_assert_eq(a->system_buffer, b->system_buffer);
+	cr_assert_eq(a->actual_local, b->actual_local);
+	cr_assert_eq(a->actual_global, b->actual_global);
+	cr_assert_eq(a->actual_tag, b->actual_tag);
+	cr_assert_eq(a->actual_length, b->actual_length);
+	cr_assert_eq(a->request, b->request);
+	cr_assert_eq(a->status_corrected, b->status_corrected);
+	cr_assert_eq(a->nextra, b->nextra);
+	for (int i = 0; i < a->nextra; i++)
+		cr_assert_str_eq(a->extra[i], b->extra[i]);
+}
+
+static void assert_str_eq_null(const char *a, const char *b)
+{
+	if (!a || !b)
+		cr_assert_eq(a, b, "%s vs %s", a ? a : "NULL", b ? b : "NULL");
+	else
+		cr_assert_str_eq(a, b);
+}
+
+static void assert_thread_eq(const struct snap_thread *a,
+			     const struct snap_thread *b)
+{
+	cr_assert_eq(a->tid, b->tid);
+	assert_str_eq_null(a->mpi_call, b->mpi_call);
+	cr_assert_eq(a->mpi_frame, b->mpi_frame);
+	cr_assert_eq(a->user_frame, b->user_frame);
+	cr_assert_eq(a->progress_thread, b->progress_thread);
+	cr_assert_eq(a->nframes, b->nframes);
+	for (int i = 0; i < a->nframes; i++) {
+		cr_assert_eq(a->frames[i].pc, b->frames[i].pc);
+		assert_str_eq_null(a->frames[i].func, b->frames[i].func);
+		assert_str_eq_null(a->frames[i].object, b->frames[i].object);
+		assert_str_eq_null(a->frames[i].file, b->frames[i].file);
+		cr_assert_eq(a->frames[i].line, b->frames[i].line);
+	}
+}
+
+static void assert_rank_eq(const struct snap_rank *a, const struct snap_rank *b)
+{
+	cr_assert_eq(a->rank, b->rank);
+	cr_assert_eq(a->pid, b->pid);
+	assert_str_eq_null(a->host, b->host);
+	assert_str_eq_null(a->exe, b->exe);
+	cr_assert_eq(a->state, b->state);
+	assert_str_eq_null(a->reason, b->reason);
+	cr_assert_eq(a->progress, b->progress);
+	assert_str_eq_null(a->mpi_call, b->mpi_call);
+	assert_str_eq_null(a->call_func, b->call_func);
+	assert_str_eq_null(a->call_file, b->call_file);
+	cr_assert_eq(a->call_line, b->call_line);
+	cr_assert_eq(a->nmembers, b->nmembers);
+	for (int i = 0; i < a->nmembers; i++) {
+		cr_assert_eq(a->members[i].comm, b->members[i].comm);
+		cr_assert_eq(a->members[i].local_rank, b->members[i].local_rank);
+	}
+	cr_assert_eq(a->queues, b->queues);
+	assert_str_eq_null(a->queues_reason, b->queues_reason);
+	cr_assert_eq(a->unexpected_available, b->unexpected_available);
+	cr_assert_eq(a->nops, b->nops);
+	for (int i = 0; i < a->nops; i++)
+		assert_op_eq(&a->ops[i], &b->ops[i]);
+	cr_assert_eq(a->nthreads, b->nthreads);
+	for (int i = 0; i < a->nthreads; i++)
+		assert_thread_eq(&a->threads[i], &b->threads[i]);
+}
+
+static void assert_snap_eq(const struct snap *a, const struct snap *b)
+{
+	cr_assert_eq(a->version, b->version);
+	cr_assert_eq(a->time, b->time);
+	assert_str_eq_null(a->tool, b->tool);
+	assert_str_eq_null(a->host, b->host);
+	cr_assert_eq(a->starter_pid, b->starter_pid);
+	assert_str_eq_null(a->mpi, b->mpi);
+	cr_assert_eq(a->looks, b->looks);
+	cr_assert_eq(a->interval_ms, b->interval_ms);
+	cr_assert_eq(a->ncomms, b->ncomms);
+	for (int i = 0; i < a->ncomms; i++) {
+		cr_assert_eq(a->comms[i].id, b->comms[i].id);
+		cr_assert_str_eq(a->comms[i].name, b->comms[i].name);
+		cr_assert_eq(a->comms[i].size, b->comms[i].size);
+		cr_assert_eq(!a->comms[i].group, !b->comms[i].group);
+		for (int j = 0; a->comms[i].group && j < a->comms[i].size; j++)
+			cr_assert_eq(a->comms[i].group[j], b->comms[i].group[j]);
+	}
+	cr_assert_eq(a->nranks, b->nranks);
+	for (int i = 0; i < a->nranks; i++)
+		assert_rank_eq(&a->ranks[i], &b->ranks[i]);
+	cr_assert_eq(a->nnotes, b->nnotes);
+	for (int i = 0; i < a->nnotes; i++)
+		cr_assert_str_eq(a->notes[i], b->notes[i]);
+}
+
+Test(snapio, round_trip_keeps_every_field)
+{
+	struct snap *s = sample(), *back = NULL;
+	size_t len;
+	char *text = write_to_string(s, &len);
+
+	/* The sample's unset ranks need the defaults the reader applies. */
+	for (int i = 0; i < s->nranks; i++)
+		for (int t = 0; t < s->ranks[i].nthreads; t++)
+			if (!s->ranks[i].threads[t].nframes)
+				s->ranks[i].threads[t].mpi_frame = -1;
+	cr_assert_eq(read_string(text, &back), 0, "%s", text);
+	assert_snap_eq(s, back);
+	free(text);
+	snap_free(s);
+	snap_free(back);
+}
+
+Test(snapio, written_file_is_one_json_object_per_line)
+{
+	struct snap *s = sample();
+	size_t len, lines = 0;
+	char *text = write_to_string(s, &len);
+
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\n')
+			continue;
+		lines++;
+		cr_assert(i + 1 == len || text[i + 1] == '{');
+	}
+	/* header + 3 comms + 3 ranks + 1 note */
+	cr_assert_eq(lines, 8);
+	cr_assert(strncmp(text, "{\"format\":\"mpi-deadlock-snapshot\","
+			  "\"version\":1,", 43) == 0, "%.60s", text);
+	free(text);
+	snap_free(s);
+}
+
+Test(snapio, omits_defaults_and_writes_long_groups_as_ranges)
+{
+	struct snap *s = snap_new();
+	int g[100];
+	size_t len;
+	char *text;
+
+	for (int i = 0; i < 100; i++)
+		g[i] = i < 50 ? i : i + 10;
+	snap_comm_intern(s, 0, "MPI_COMM_WORLD", 100, g);
+	snap_set_nranks(s, 110);
+	text = write_to_string(s, &len);
+	cr_assert(strstr(text, "\"group\":\"0-49,60-109\""), "%.300s", text);
+	cr_assert(strstr(text, "\n{\"rank\":5}\n"), "default rank not bare");
+	free(text);
+	snap_free(s);
+}
+
+static void read_fixture(const char *name, struct snap **out)
+{
+	FILE *f = fopen(name, "r");
+
+	cr_assert_not_null(f, "%s (run from the repository root)", name);
+	cr_assert_eq(snap_read(f, name, out), 0);
+	fclose(f);
+}
+
+Test(snapio, reads_hand_written_ring_fixture)
+{
+	struct snap *s;
+	const struct snap_op *op;
+
+	read_fixture(FIXTURES "ring3.jsonl", &s);
+	cr_assert_eq(s->nranks, 3);
+	cr_assert_eq(s->ncomms, 2);
+	cr_assert_str_eq(s->comms[0].name, "MPI_COMM_WORLD");
+	op = &s->ranks[0].ops[0];
+	cr_assert_eq(op->kind, SNAP_OP_RECV);
+	cr_assert_eq(op->peer_global, 2);
+	cr_assert_eq(op->tag, 7);
+	cr_assert_eq(op->buffer, 0x7ffd1000);
+	cr_assert_str_eq(op->extra[1], "Data: 4096 * 0x4 (4 bytes)");
+	cr_assert_eq(s->ranks[1].ops[0].status_corrected, true);
+	cr_assert_eq(s->ranks[1].ops[0].actual_global, 2);
+	cr_assert_eq(s->ranks[2].ops[0].peer_local, -1);
+	cr_assert(s->ranks[2].ops[0].any_tag);
+	cr_assert_eq(s->ranks[2].queues, SNAP_QUEUES_NONE);
+	cr_assert_eq(s->ranks[0].threads[1].progress_thread, true);
+	cr_assert_eq(s->ranks[0].threads[1].mpi_frame, -1);
+	cr_assert_eq(s->ranks[2].threads[0].user_frame, -1);
+	cr_assert_eq(s->ranks[0].call_line, 14);
+	cr_assert_eq(s->ranks[0].call_file, s->ranks[2].call_file, "interned");
+	cr_assert_eq(s->nnotes, 1);
+	snap_free(s);
+}
+
+Test(snapio, reads_ranges_states_and_blank_lines)
+{
+	struct snap *s;
+
+	read_fixture(FIXTURES "gone4.jsonl", &s);
+	cr_assert_eq(s->comms[0].group[3], 3);
+	cr_assert_eq(s->comms[1].size, 2);
+	cr_assert_eq(s->comms[1].group[1], 2);
+	cr_assert_str_eq(s->comms[1].name, "");
+	cr_assert_eq(s->ranks[1].state, SNAP_RANK_REMOTE);
+	cr_assert_eq(s->ranks[2].state, SNAP_RANK_UNREAD);
+	cr_assert_eq(s->ranks[3].state, SNAP_RANK_GONE);
+	cr_assert_str_eq(s->ranks[3].reason, "exited with status 1");
+	cr_assert_eq(s->ranks[0].progress, SNAP_PROGRESS_UNKNOWN);
+	snap_free(s);
+}
+
+Test(snapio, fixtures_survive_write_and_read_back)
+{
+	const char *names[] = { FIXTURES "ring3.jsonl", FIXTURES "gone4.jsonl" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct snap *s, *back;
+		size_t len;
+		char *text;
+
+		read_fixture(names[i], &s);
+		text = write_to_string(s, &len);
+		cr_assert_eq(read_string(text, &back), 0);
+		assert_snap_eq(s, back);
+		free(text);
+		snap_free(s);
+		snap_free(back);
+	}
+}
+
+Test(snapio, accepts_last_line_without_newline)
+{
+	const char *text =
+		"{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,"
+		"\"nranks\":1,\"ncomms\":0}\n{\"rank\":0,\"pid\":3}";
+	struct snap *s;
+
+	cr_assert_eq(read_string(text, &s), 0);
+	cr_assert_eq(s->ranks[0].pid, 3);
+	snap_free(s);
+}
