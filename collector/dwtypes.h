@@ -1,0 +1,95 @@
+/*
+ * dwtypes.h - C type layouts from DWARF (libdwarf): sizeof and member
+ * offsets of named structs, unions, typedefs and base types, which is
+ * what an MPI library's message-queue DLL asks through find_type, sizeof
+ * and field_offset.
+ *
+ * An index is built once per ELF file with one pass over its compilation
+ * units, recording where each named type is defined; a type's layout is
+ * read on its first query and kept.
+ */
+#ifndef MD_DWTYPES_H
+#define MD_DWTYPES_H
+
+struct dt_index;
+struct dt_type;
+
+/*
+ * Index the types of the ELF file at elf_path, from its own .debug_info,
+ * else from its separate debug file (debugfile.h: build-id, then
+ * .gnu_debuglink).  Returns 0, *out (owned by the caller, dt_index_free)
+ * and *source (may be NULL; borrowed, valid as long as the index) saying
+ * where the types came from: "DWARF of <path>" or "separate debug file
+ * <path> (by ...)".  Returns -MD_E_NOTYPES WITHOUT a message when neither
+ * exists, because the caller may have a fallback (dt_index_open_mpi);
+ * -MD_E_INPUT after reporting when the file or its DWARF is unreadable.
+ */
+int dt_index_open(const char *elf_path, struct dt_index **out,
+		  const char **source);
+/* Free an index and every type it handed out; NULL does nothing. */
+void dt_index_free(struct dt_index *idx);
+
+/* Where the types came from (see dt_index_open); valid as long as idx. */
+const char *dt_index_source(const struct dt_index *idx);
+/* Named type definitions indexed, and the time the index took to build. */
+unsigned dt_index_ntypes(const struct dt_index *idx);
+long long dt_index_build_ns(const struct dt_index *idx);
+/* Compilation units walked while building. */
+unsigned dt_index_ncus(const struct dt_index *idx);
+
+/*
+ * Find a type by name: a typedef or base type name ("opal_list_t",
+ * "int"), else a struct/union/enum tag; "struct x" / "union x" ask for the
+ * tag only.  Typedefs, const and volatile are followed to the type they
+ * name; a struct seen only as a declaration is replaced by its complete
+ * definition from another unit.  Returns 0 and *type (borrowed, valid as
+ * long as idx), or -MD_E_NOTYPES without a message when the name is not
+ * defined (the DLL decides what a missing type means).
+ */
+int dt_find_type(struct dt_index *idx, const char *name,
+		 const struct dt_type **type);
+
+/* The name the type was asked by. */
+const char *dt_type_name(const struct dt_type *type);
+/* sizeof in bytes, or -MD_E_NOTYPES when DWARF gives no size. */
+int dt_sizeof(const struct dt_type *type);
+/*
+ * Byte offset of a member of a struct or union: direct members, and the
+ * members of anonymous struct/union members (as C lets one name them).
+ * Returns the offset (>= 0) or -MD_E_NOSYM without a message.
+ */
+int dt_field_offset(const struct dt_type *type, const char *field);
+
+/* ---- type provider: Open MPI layouts from its installed headers ---- */
+
+/* Where Debian's libopenmpi-dev installs the headers. */
+#define DT_OMPI_INCDIR "/usr/lib/x86_64-linux-gnu/openmpi/include"
+
+/*
+ * Compile the type provider (collector/typeprov/ompi_types.c, installed
+ * as $(PREFIX)/share/mpi-deadlock/ompi_types.c) with "cc -g -c" against
+ * the Open MPI headers in incdir (NULL: $MD_OMPI_INCDIR, else
+ * DT_OMPI_INCDIR) into cache_dir (NULL: $XDG_CACHE_HOME/mpi-deadlock or
+ * ~/.cache/mpi-deadlock).  The object is named by a hash of the provider
+ * source, the headers' path, size and mtime, so it is built once and
+ * reused.  The provider source is looked for in $MD_TYPEPROV_DIR, in the
+ * folder compiled in with -DMD_TYPEPROV_DIR="...", in
+ * <exe dir>/../share/mpi-deadlock and in <exe dir>/../collector/typeprov.
+ * Returns 0, *obj_path and *how ("type provider compiled from Open MPI
+ * 4.1.4 headers (<incdir>) into <obj>"; both owned by the caller), or
+ * -MD_E_NOTYPES after reporting what is missing and the fix.
+ */
+int dt_provider_build(const char *cache_dir, const char *incdir,
+		      char **obj_path, char **how);
+
+/*
+ * Types for an Open MPI libmpi: dt_index_open on libmpi_path, and when it
+ * has no DWARF and no debug file, the type provider (dt_provider_build
+ * with cache_dir and the default headers).  Returns 0 and *out (its
+ * dt_index_source says which of the three it was), or -MD_E_NOTYPES after
+ * reporting once what was tried and how to fix it.
+ */
+int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
+		      struct dt_index **out);
+
+#endif /* MD_DWTYPES_H */
