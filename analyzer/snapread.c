@@ -279,15 +279,18 @@ static int read_members(struct snaprd *r, struct snap_rank *k, jobj *o)
 	k->members = xcalloc((size_t)n, sizeof(*k->members));
 	k->nmembers = n;
 	for (int i = 0; i < n; i++) {
-		jobj *m = json_object_array_get_idx(a, (size_t)i);
-		jobj *c = json_object_array_get_idx(m, 0);
-		jobj *l = json_object_array_get_idx(m, 1);
+		jobj *m = json_object_array_get_idx(a, (size_t)i), *c, *l;
 		const struct snap_comm *comm;
 		int64_t ci, li;
 
+		/* json-c asserts on array access to a non-array. */
 		if (!json_object_is_type(m, json_type_array) ||
-		    json_object_array_length(m) != 2 ||
-		    !json_object_is_type(c, json_type_int) ||
+		    json_object_array_length(m) != 2)
+			return snaprd_fail(r, "members", "\"members\" entry %d "
+					   "must be [comm, local rank]", i);
+		c = json_object_array_get_idx(m, 0);
+		l = json_object_array_get_idx(m, 1);
+		if (!json_object_is_type(c, json_type_int) ||
 		    !json_object_is_type(l, json_type_int))
 			return snaprd_fail(r, "members", "\"members\" entry %d must "
 				       "be [comm, local rank]", i);
@@ -594,6 +597,7 @@ static int parse_line(struct snaprd *r)
 	jobj *o;
 	int ret;
 
+	r->ctx[0] = '\0';
 	if (memchr(r->line, '\0', r->len))
 		return snaprd_fail_at(r, (char *)memchr(r->line, '\0', r->len) -
 					      r->line + 1,

@@ -3,6 +3,7 @@
  * clear error line (file:line:column) for every kind of bad input.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <criterion/redirect.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,4 +350,278 @@ Test(snapio, accepts_last_line_without_newline)
 	cr_assert_eq(read_string(text, &s), 0);
 	cr_assert_eq(s->ranks[0].pid, 3);
 	snap_free(s);
+}
+
+/*
+ * Bad input: each case is read from a regular file (so the reader knows
+ * its size) and must give exactly one error line and -MD_E_INPUT.
+ */
+struct bad_case {
+	const char *what;
+	const char *text;
+	const char *error;
+};
+
+static struct bad_case bad_cases[] = {
+	{ "addr",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"kind\":\"recv\",\"buffer\":1234}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: \"buffer\" must be a hex string \"0x...\"\n" },
+	{ "array",
+	  "[1,2]",
+	  "mpi-deadlock: t.jsonl:1:1: the line is not a JSON object\n" },
+	{ "commafter",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0}\n"
+	  "{\"comm\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:4:1: communicator 1 comes after the rank lines\n" },
+	{ "commorder",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":2}\n"
+	  "{\"comm\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:2: communicator 1 comes where communicator 0 was expected\n" },
+	{ "dup",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0}\n"
+	  "{\"rank\":0}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:4:2: rank 0 appears twice\n" },
+	{ "dupcomm",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":2}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:2: communicator 0 comes where communicator 1 was expected\n" },
+	{ "empty",
+	  "",
+	  "mpi-deadlock: t.jsonl:1:1: empty file: no snapshot header\n" },
+	{ "extra",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"kind\":\"recv\",\"extra\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\"]}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: \"extra\" has 6 entries, at most 5 are allowed\n" },
+	{ "format",
+	  "{\"format\":\"other\",\"version\":1}",
+	  "mpi-deadlock: t.jsonl:1:2: not an mpi-deadlock snapshot: the first line must say \"format\":\"mpi-deadlock-snapshot\"\n" },
+	{ "groupdup",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"size\":2,\"group\":\"1,1\"}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" lists global rank 1 twice\n" },
+	{ "grouphuge",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"size\":2,\"group\":\"0-99999999999999\"}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" \"0-99999999999999\" is not a list of rank ranges like \"0-3,8\" (at \"9999999999\")\n" },
+	{ "grouplong",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"size\":1,\"group\":\"0-1\"}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" has more than \"size\" 1 entries\n" },
+	{ "grouprange",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"size\":2,\"group\":[0,7]}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" entry 1 is not a rank in 0..1\n" },
+	{ "groupsyntax",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"size\":2,\"group\":\"0-1,\"}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" \"0-1,\" is not a list of rank ranges like \"0-3,8\" (at \",\")\n" },
+	{ "hugeranks",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2000000,\"ncomms\":0}",
+	  "mpi-deadlock: t.jsonl:1:47: 2000000 ranks and 0 communicators cannot fit in the 74 bytes of the file: truncated or inconsistent\n" },
+	{ "kind",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"kind\":\"put\"}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:19: rank 0: op 0: \"kind\" \"put\" is not a known value\n" },
+	{ "members",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"members\":[[0,1]]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:11: rank 0: \"members\" entry 0: rank 0 is not local rank 1 of communicator 0\n" },
+	{ "members2",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"members\":[0]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:11: rank 0: \"members\" entry 0 must be [comm, local rank]\n" },
+	{ "mpiframe",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"threads\":[{\"tid\":1,\"mpi_frame\":3,\"frames\":[{\"pc\":\"0x1\"}]}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:31: rank 0: \"mpi_frame\" 3 is out of range (-1..0)\n" },
+	{ "neglen",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"kind\":\"recv\",\"length\":-1}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: \"length\" -1 is negative\n" },
+	{ "negranks",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":-4,\"ncomms\":0}",
+	  "mpi-deadlock: t.jsonl:1:47: \"nranks\" -4 is out of range (0..67108864)\n" },
+	{ "negsize",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"size\":-2}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:11: communicator 0: \"size\" -2 is out of range (0..2)\n" },
+	{ "noformat",
+	  "{\"version\":1,\"nranks\":1}",
+	  "mpi-deadlock: t.jsonl:1:1: not an mpi-deadlock snapshot: the first line must say \"format\":\"mpi-deadlock-snapshot\"\n" },
+	{ "nokind",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"comm\":0}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:11: rank 0: op 0: an entry of \"ops\" has no \"kind\"\n" },
+	{ "nonranks",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"ncomms\":0}",
+	  "mpi-deadlock: t.jsonl:1:1: the header has no \"nranks\"\n" },
+	{ "notjson",
+	  "hello",
+	  "mpi-deadlock: t.jsonl:1:1: invalid JSON: unexpected character\n" },
+	{ "number",
+	  "42",
+	  "mpi-deadlock: t.jsonl:1:1: the line is not a JSON object\n" },
+	{ "opcomm",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0}\n"
+	  "{\"rank\":1,\"ops\":[{\"kind\":\"recv\",\"comm\":0,\"peer\":0},{\"kind\":\"send\",\"comm\":9,\"peer\":0}]}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:4:33: rank 1: op 1: \"comm\" 9 is out of range (1 communicators)\n" },
+	{ "order",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:2: rank 1 comes where rank 0 was expected: ranks must be in order, none missing\n" },
+	{ "peerglobal",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"kind\":\"recv\",\"comm\":0,\"peer\":1,\"peer_global\":0}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:51: rank 0: op 0: \"peer_global\" 0 is not \"peer\" 1 of communicator 0 (global rank 1)\n" },
+	{ "rankbeforecomm",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"rank\":0}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:1: rank 0 comes after 0 communicator lines, the header says 1\n" },
+	{ "rankrange",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0}\n"
+	  "{\"rank\":5}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:4:2: rank 5 is out of range (2 ranks in the header)\n" },
+	{ "second",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:1: a second header line\n" },
+	{ "state",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"state\":7}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:11: rank 0: \"state\" must be a string\n" },
+	{ "trailing",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0} x\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:12: invalid JSON: unexpected character\n" },
+	{ "truncline",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0}\n"
+	  "{\"rank\":1,\"pid\":",
+	  "mpi-deadlock: t.jsonl:4:17: the line ends inside a JSON value: truncated\n" },
+	{ "truncranks",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:4:1: truncated: 1 of 2 rank lines\n" },
+	{ "unknown",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"what\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:1: the line is neither a communicator, a rank nor a note\n" },
+	{ "version",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":2,\"nranks\":1,\"ncomms\":0}",
+	  "mpi-deadlock: t.jsonl:1:35: snapshot version 2 is not supported: this mpi-deadlock reads version 1\n" },
+
+	{ "badutf8",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"host\":\"\xff\xfe\","
+	  "\"nranks\":0,\"ncomms\":0}",
+	  "mpi-deadlock: t.jsonl:1:55: invalid JSON: invalid utf-8 string\n" },
+	{ "deep",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":0,"
+	  "\"ncomms\":0}\n{\"note\":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}\n",
+	  "mpi-deadlock: t.jsonl:2:24: invalid JSON: nesting too deep\n" },
+};
+
+#define NBAD ((int)(sizeof(bad_cases) / sizeof(bad_cases[0])))
+
+/* Indexes, not the cases: Criterion runs each test in a new process of
+ * a position-independent binary, where the parent's pointers are wrong. */
+ParameterizedTestParameters(snapio, rejects_bad_input_with_one_located_error)
+{
+	static int idx[NBAD];
+
+	for (int i = 0; i < NBAD; i++)
+		idx[i] = i;
+	return cr_make_param_array(int, idx, NBAD);
+}
+
+ParameterizedTest(int *i, snapio, rejects_bad_input_with_one_located_error,
+		  .init = cr_redirect_stderr)
+{
+	const struct bad_case *c = &bad_cases[*i];
+	FILE *f = tmpfile();
+	struct snap *s = (struct snap *)1;
+
+	cr_assert_not_null(f);
+	fputs(c->text, f);
+	rewind(f);
+	cr_assert_eq(snap_read(f, "t.jsonl", &s), -MD_E_INPUT, "%s", c->what);
+	cr_assert_null(s, "%s: no snapshot on error", c->what);
+	fclose(f);
+	fflush(stderr);
+	cr_assert_stderr_eq_str(c->error, "%s", c->what);
+}
+
+Test(snapio, header_count_larger_than_a_pipe_gives_truncated_not_oom,
+     .init = cr_redirect_stderr)
+{
+	struct snap *s;
+
+	cr_assert_eq(read_string("{\"format\":\"mpi-deadlock-snapshot\","
+				 "\"version\":1,\"nranks\":60000000,"
+				 "\"ncomms\":0}\n{\"rank\":0}\n", &s),
+		     -MD_E_INPUT);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("mpi-deadlock: t.jsonl:3:1: truncated: 1 of "
+				"60000000 rank lines\n");
 }
