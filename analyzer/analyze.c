@@ -1,0 +1,197 @@
+/* analyze.c - the analysis entry points, names and the one-line verdict. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anl_int.h"
+#include "md.h"
+
+struct anl_result *anl_analyze(const struct snap *s)
+{
+	struct anl_result *r = xcalloc(1, sizeof(*r));
+
+	r->s = s;
+	anl_build(r);
+	anl_decide(r);
+	return r;
+}
+
+void anl_result_free(struct anl_result *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->ncycles; i++) {
+		free(r->cycles[i].ranks);
+		free(r->cycles[i].edges);
+	}
+	free(r->cycles);
+	free(r->ranks);
+	free(r->ev);
+	free(r->v);
+	wfg_free(r->g);
+	free(r);
+}
+
+enum anl_verdict anl_verdict(const struct anl_result *r)
+{
+	return r->verdict;
+}
+
+int anl_exit_code(const struct anl_result *r)
+{
+	switch (r->verdict) {
+	case ANL_DEADLOCK:
+		return MD_EXIT_DEADLOCK;
+	case ANL_INCOMPLETE:
+		return MD_EXIT_INCOMPLETE;
+	case ANL_NO_DEADLOCK:
+		break;
+	}
+	return MD_EXIT_NO_DEADLOCK;
+}
+
+void anl_report(const struct anl_result *r, const struct anl_opts *o,
+		FILE *out)
+{
+	switch (o->format) {
+	case ANL_FORMAT_JSON:
+		anl_report_json(r, out);
+		break;
+	case ANL_FORMAT_DOT:
+		anl_report_dot(r, out);
+		break;
+	case ANL_FORMAT_TEXT:
+		anl_report_text(r, o, out);
+		break;
+	}
+	if (o->github)
+		anl_report_github(r, out);
+}
+
+const char *anl_role_name(enum anl_role role)
+{
+	static const char *const names[] = {
+		"deadlocked", "behind", "active", "released", "gone", "unknown",
+	};
+	return names[role];
+}
+
+const char *anl_edge_kind_name(enum anl_edge_kind k)
+{
+	static const char *const names[] = {
+		"receive", "send", "collective", "finalize",
+	};
+	return names[k];
+}
+
+const char *anl_cycle_kind_name(enum anl_ckind k)
+{
+	static const char *const names[] = {
+		"cycle", "knot", "collective mismatch", "dead peer",
+	};
+	return names[k];
+}
+
+const char *anl_verdict_name(enum anl_verdict v)
+{
+	static const char *const names[] = {
+		"no deadlock", "deadlock", "incomplete",
+	};
+	return names[v];
+}
+
+const char *anl_comm_name(const struct anl_result *r, int comm)
+{
+	if (comm < 0 || comm >= r->s->ncomms)
+		return r->world < 0 ? "all ranks" : "MPI_COMM_WORLD";
+	if (!r->s->comms[comm].name || !r->s->comms[comm].name[0])
+		return "unnamed communicator";
+	return r->s->comms[comm].name;
+}
+
+const struct anl_ev *anl_edge_ev(const struct anl_result *r, int e)
+{
+	int label = wfg_edge_label(r->g, e);
+
+	return label >= 0 ? &r->ev[label] : NULL;
+}
+
+/* The communicator an explained part runs through (its first edge). */
+static const char *cycle_comm(const struct anl_result *r,
+			      const struct anl_cycle *c)
+{
+	for (int i = 0; i < c->nedges; i++) {
+		const struct anl_ev *ev = anl_edge_ev(r, c->edges[i]);
+
+		if (ev)
+			return anl_comm_name(r, ev->comm);
+	}
+	return anl_comm_name(r, r->world);
+}
+
+static const char *part_phrase(const struct anl_result *r, bool one)
+{
+	static const char *const single[] = {
+		"in a cycle", "in a knot", "in a collective mismatch",
+		"blocked on an exited rank",
+	};
+	int k = r->cycles[0].kind;
+
+	for (int i = 1; i < r->ncycles; i++)
+		if (r->cycles[i].kind != k)
+			return "deadlocked in several groups";
+	if (r->ncycles == 1)
+		return single[k];
+	(void)one;
+	return k == ANL_CK_DEAD ? "blocked on exited ranks" :
+	       k == ANL_CK_KNOT ? "in several knots" : "in several cycles";
+}
+
+static char *deadlock_summary(const struct anl_result *r)
+{
+	char *head, *text;
+
+	if (!r->ncycles)
+		return xasprintf("DEADLOCK: %d of %d ranks cannot go on",
+				 r->ndead + r->nbehind, r->nranks);
+	head = xasprintf("DEADLOCK: %d of %d ranks %s %s (%s)", r->ndead,
+			 r->nranks, r->ndead == 1 ? "is" : "are",
+			 part_phrase(r, r->ndead == 1),
+			 cycle_comm(r, &r->cycles[0]));
+	if (!r->nbehind)
+		return head;
+	text = xasprintf("%s; %d more %s behind it", head, r->nbehind,
+			 r->nbehind == 1 ? "waits" : "wait");
+	free(head);
+	return text;
+}
+
+static int count_role(const struct anl_result *r, enum anl_role role)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nranks; i++)
+		n += r->ranks[i].role == role;
+	return n;
+}
+
+char *anl_summary(const struct anl_result *r)
+{
+	int active = count_role(r, ANL_ROLE_ACTIVE);
+	int waiting = count_role(r, ANL_ROLE_RELEASED);
+	int unread = count_role(r, ANL_ROLE_UNKNOWN);
+
+	if (r->verdict == ANL_DEADLOCK)
+		return deadlock_summary(r);
+	if (r->verdict == ANL_INCOMPLETE)
+		return xasprintf("INCOMPLETE: %d of %d ranks may be deadlocked, "
+				 "depending on %s",
+				 r->ndead + r->nbehind, r->nranks,
+				 unread ? "ranks that could not be read" :
+					  "guessed wait conditions");
+	if (!waiting)
+		return xasprintf("NO DEADLOCK: %d %s computing, none waiting",
+				 active, active == 1 ? "rank" : "ranks");
+	return xasprintf("NO DEADLOCK: %d %s computing, %d %s waiting on them",
+			 active, active == 1 ? "rank" : "ranks", waiting,
+			 waiting == 1 ? "rank" : "ranks");
+}

@@ -1,0 +1,138 @@
+/*
+ * anl_int.h - the analysis result, shared by the analyzer's own files
+ * (build, verdict, reports); not part of the public interface.
+ *
+ * Node ids of the wait-for graph: rank r is node r; virtual nodes (a
+ * collective instance, or "any member of a communicator") follow, node
+ * nranks + i is vnodes[i].  Virtual nodes are never shown as ranks.
+ */
+#ifndef MD_ANL_INT_H
+#define MD_ANL_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analyze.h"
+#include "snap.h"
+#include "wfg.h"
+
+enum anl_role {
+	ANL_ROLE_DEADLOCKED,
+	ANL_ROLE_BEHIND,
+	ANL_ROLE_ACTIVE,
+	ANL_ROLE_RELEASED,
+	ANL_ROLE_GONE,
+	ANL_ROLE_UNKNOWN,
+};
+
+enum anl_edge_kind { ANL_EK_RECV, ANL_EK_SEND, ANL_EK_COLL, ANL_EK_FINALIZE };
+
+/* What was missing for a rank (bits of anl_rank.miss). */
+enum {
+	ANL_MISS_UNREAD = 1,	/* rank not read (state, reason) */
+	ANL_MISS_QUEUES = 2,	/* the DLL had no queue information */
+	ANL_MISS_ONELOOK = 4,	/* blocked, but seen once only */
+	ANL_MISS_NOOP = 8,	/* blocked in p2p with no usable op visible */
+	ANL_MISS_COLLCOMM = 16,	/* collective's communicator guessed */
+	ANL_MISS_SEVERAL = 32,	/* several candidate ops: taken as OR */
+	ANL_MISS_MAYBE = 64,	/* stuck only if the missing data is bad */
+};
+
+/* The evidence of an edge from a rank. */
+struct anl_ev {
+	int rank;		/* the waiting rank */
+	int op;			/* index in its ops, -1 if none */
+	int comm;		/* snap comm index, -1 if unknown */
+	uint8_t kind;		/* enum anl_edge_kind */
+	bool inferred;
+	bool any_source;
+};
+
+enum anl_vkind { ANL_V_ANY, ANL_V_COLL };
+
+struct anl_vnode {
+	uint8_t kind;		/* enum anl_vkind */
+	bool inferred;
+	int comm;		/* snap comm index, -1: all ranks */
+	const char *call;	/* the collective (ANL_V_COLL) */
+	int gone_edge;		/* an edge to a gone/unknown node, -1 */
+};
+
+struct anl_rank {
+	uint8_t state;		/* enum wfg_state */
+	uint8_t role;		/* enum anl_role */
+	uint8_t miss;		/* ANL_MISS_* */
+	int vcoll;		/* node of the collective it is in, -1 */
+};
+
+enum anl_ckind { ANL_CK_CYCLE, ANL_CK_KNOT, ANL_CK_MISMATCH, ANL_CK_DEAD };
+
+/* One explained part of the deadlock. */
+struct anl_cycle {
+	uint8_t kind;		/* enum anl_ckind */
+	int nranks;
+	int *ranks;		/* sorted global ranks of the part */
+	int nedges;
+	int *edges;		/* wfg edge ids, a path (cycle: closed) */
+};
+
+struct anl_result {
+	const struct snap *s;
+	struct wfg *g;
+	int nranks;
+	int world;		/* comm index of MPI_COMM_WORLD, -1 */
+	struct anl_rank *ranks;
+	int nev, evcap;
+	struct anl_ev *ev;
+	int nv, vcap;
+	struct anl_vnode *v;
+	enum anl_verdict verdict;
+	int ndead, nbehind, nmaybe;
+	int ncycles;
+	struct anl_cycle *cycles;
+};
+
+/* build.c: the graph of s into r (r->s set, everything else zero). */
+void anl_build(struct anl_result *r);
+/* verdict.c: fixpoints, roles, explanation. */
+void anl_decide(struct anl_result *r);
+
+/* "MPI_Recv at ring.c:14" for a rank (malloc'ed). */
+char *anl_site(const struct anl_result *r, int rank);
+/* The one-line verdict (malloc'ed). */
+char *anl_summary(const struct anl_result *r);
+const char *anl_role_name(enum anl_role role);
+const char *anl_edge_kind_name(enum anl_edge_kind k);
+const char *anl_cycle_kind_name(enum anl_ckind k);
+const char *anl_verdict_name(enum anl_verdict v);
+const char *anl_comm_name(const struct anl_result *r, int comm);
+/* The evidence of edge e, NULL for an edge out of a virtual node. */
+const struct anl_ev *anl_edge_ev(const struct anl_result *r, int e);
+
+/* ranges.c: a set of increasing ranks as text ("0-3,8,10-12"). */
+struct anl_ranges {
+	char *buf;
+	size_t len, cap;
+	int first, last, count;
+};
+void anl_ranges_init(struct anl_ranges *rs);
+/* r must be greater than every rank added before. */
+void anl_ranges_add(struct anl_ranges *rs, int r);
+/* The text (owned by rs, valid until the next add or free). */
+const char *anl_ranges_str(struct anl_ranges *rs);
+void anl_ranges_free(struct anl_ranges *rs);
+/* "rank 3" or "ranks 0-3,8" for a sorted array (malloc'ed). */
+char *anl_ranks_text(const int *ranks, int n);
+
+/* The missing-data lines (malloc'ed array of malloc'ed strings). */
+char **anl_missing(const struct anl_result *r, int *n);
+void anl_strv_free(char **v, int n);
+
+void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
+		     FILE *out);
+void anl_report_json(const struct anl_result *r, FILE *out);
+void anl_report_dot(const struct anl_result *r, FILE *out);
+void anl_report_github(const struct anl_result *r, FILE *out);
+
+#endif /* MD_ANL_INT_H */

@@ -1,0 +1,443 @@
+/*
+ * build.c - from a snapshot to the wait-for graph (DESIGN.md, "Wait-for
+ * semantics").  Collectives and wildcard receives go through virtual
+ * nodes so that a collective on a million ranks costs a million edges,
+ * not a million squared.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anl_int.h"
+#include "calls.h"
+#include "md.h"
+
+struct coll_key {
+	int comm;
+	const char *call;
+	int node;
+};
+
+struct bctx {
+	struct anl_result *r;
+	const struct snap *s;
+	int *rep;		/* per comm: first comm with the same group */
+	int *any_v;		/* per comm rep (+1 for "all ranks"): node */
+	struct coll_key *coll;
+	int ncoll, collcap;
+};
+
+static int find_world(const struct snap *s)
+{
+	for (int c = 0; c < s->ncomms; c++)
+		if (s->comms[c].name && !strcmp(s->comms[c].name, "MPI_COMM_WORLD"))
+			return c;
+	for (int c = 0; c < s->ncomms; c++)
+		if (s->comms[c].size == s->nranks && s->comms[c].group)
+			return c;
+	return -1;
+}
+
+static uint64_t group_hash(const struct snap_comm *c)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)c->size;
+
+	for (int i = 0; c->group && i < c->size; i++)
+		h = (h ^ (uint64_t)c->group[i]) * 1099511628211ULL;
+	return h;
+}
+
+static bool same_group(const struct snap_comm *a, const struct snap_comm *b)
+{
+	if (a->size != b->size || !a->group || !b->group)
+		return a == b;
+	return !memcmp(a->group, b->group, (size_t)a->size * sizeof(int));
+}
+
+/* Communicators with the same group are one for collectives (a dup of
+ * MPI_COMM_WORLD is not another choice).  Hashes first, so the group
+ * arrays are compared only on a hash match. */
+static int *comm_reps(const struct snap *s, int world)
+{
+	int n = s->ncomms;
+	int *rep = xmalloc((size_t)n * sizeof(int) + 1);
+	uint64_t *h = xmalloc((size_t)n * sizeof(uint64_t) + 1);
+
+	for (int c = 0; c < n; c++)
+		h[c] = group_hash(&s->comms[c]);
+	for (int c = 0; c < n; c++) {
+		rep[c] = c;
+		if (world >= 0 && h[c] == h[world] &&
+		    same_group(&s->comms[c], &s->comms[world])) {
+			rep[c] = world;
+			continue;
+		}
+		for (int d = 0; d < c; d++) {
+			if (rep[d] == d && h[d] == h[c] &&
+			    same_group(&s->comms[c], &s->comms[d])) {
+				rep[c] = d;
+				break;
+			}
+		}
+	}
+	free(h);
+	return rep;
+}
+
+static int add_ev(struct anl_result *r, const struct anl_ev *ev)
+{
+	if (r->nev == r->evcap) {
+		r->evcap = r->evcap ? 2 * r->evcap : 256;
+		r->ev = xrealloc(r->ev, (size_t)r->evcap * sizeof(*r->ev));
+	}
+	r->ev[r->nev] = *ev;
+	return r->nev++;
+}
+
+static int add_vnode(struct anl_result *r, const struct anl_vnode *v,
+		     enum wfg_cond cond)
+{
+	int node = wfg_add_node(r->g, WFG_BLOCKED, cond, v->inferred);
+
+	if (r->nv == r->vcap) {
+		r->vcap = r->vcap ? 2 * r->vcap : 16;
+		r->v = xrealloc(r->v, (size_t)r->vcap * sizeof(*r->v));
+	}
+	r->v[r->nv++] = *v;
+	return node;
+}
+
+static bool comm_known(const struct snap *s, int comm)
+{
+	return comm >= 0 && comm < s->ncomms && s->comms[comm].group;
+}
+
+/* "Any member of comm": an OR node over its group (all ranks when the
+ * group is unknown, and then inferred). */
+static int any_node(struct bctx *b, int comm)
+{
+	int key = comm >= 0 && comm < b->s->ncomms ? b->rep[comm] : b->s->ncomms;
+	struct anl_vnode v = { ANL_V_ANY, !comm_known(b->s, comm), comm, NULL,
+			       -1 };
+
+	if (b->any_v[key] < 0)
+		b->any_v[key] = add_vnode(b->r, &v, WFG_OR);
+	return b->any_v[key];
+}
+
+static int coll_node(struct bctx *b, int comm, const char *call, bool inferred)
+{
+	struct anl_vnode v = { ANL_V_COLL, inferred || !comm_known(b->s, comm),
+			       comm, call, -1 };
+	int key = comm >= 0 ? b->rep[comm] : -1;
+
+	for (int i = 0; i < b->ncoll; i++)
+		if (b->coll[i].comm == key && !strcmp(b->coll[i].call, call))
+			return b->coll[i].node;
+	if (b->ncoll == b->collcap) {
+		b->collcap = b->collcap ? 2 * b->collcap : 8;
+		b->coll = xrealloc(b->coll, (size_t)b->collcap * sizeof(*b->coll));
+	}
+	b->coll[b->ncoll] = (struct coll_key){ key, call, 0 };
+	b->coll[b->ncoll].node = add_vnode(b->r, &v, WFG_AND);
+	return b->coll[b->ncoll++].node;
+}
+
+/* The collective's communicator is not in the snapshot: it is known when
+ * every communicator the rank is in (size > 1) has one group. */
+static int coll_comm(struct bctx *b, const struct snap_rank *sr, bool *inferred)
+{
+	int found = -1;
+
+	*inferred = false;
+	for (int i = 0; i < sr->nmembers; i++) {
+		int c = sr->members[i].comm;
+
+		if (c < 0 || c >= b->s->ncomms || b->s->comms[c].size <= 1)
+			continue;
+		if (found >= 0 && b->rep[c] != found) {
+			*inferred = true;
+			return b->r->world;
+		}
+		found = b->rep[c];
+	}
+	if (found < 0) {
+		*inferred = true;
+		return b->r->world;
+	}
+	return found;
+}
+
+static bool op_usable(const struct snap_op *op)
+{
+	return op->kind != SNAP_OP_UNEXPECTED && op->status != SNAP_ST_COMPLETE;
+}
+
+static bool op_fits(enum anl_call_class cls, const struct snap_op *op)
+{
+	if (!op_usable(op))
+		return false;
+	if (cls == ANL_CALL_RECV)
+		return op->kind == SNAP_OP_RECV;
+	if (cls == ANL_CALL_SEND)
+		return op->kind == SNAP_OP_SEND;
+	return cls != ANL_CALL_PROBE;
+}
+
+/* The node an operation waits on: its peer, or "any member" for a
+ * wildcard receive or a peer that cannot be placed (inferred). */
+static int op_target(struct bctx *b, const struct snap_op *op,
+		     struct anl_ev *ev)
+{
+	const struct snap *s = b->s;
+	int peer = -1;
+
+	if (op->status == SNAP_ST_MATCHED && op->actual_global >= 0)
+		peer = op->actual_global;
+	else if (op->peer_global >= 0)
+		peer = op->peer_global;
+	else if (op->peer_local >= 0 && comm_known(s, op->comm) &&
+		 op->peer_local < s->comms[op->comm].size)
+		peer = s->comms[op->comm].group[op->peer_local];
+	if (peer >= 0 && peer < s->nranks)
+		return peer;
+	ev->any_source = op->kind == SNAP_OP_RECV && op->peer_local < 0;
+	if (!ev->any_source)
+		ev->inferred = true;
+	if (!comm_known(s, op->comm))
+		ev->inferred = true;
+	return any_node(b, op->comm);
+}
+
+static void add_op_edge(struct bctx *b, int rank, int k)
+{
+	const struct snap_op *op = &b->s->ranks[rank].ops[k];
+	struct anl_ev ev = { rank, k, op->comm,
+			     op->kind == SNAP_OP_SEND ? ANL_EK_SEND : ANL_EK_RECV,
+			     false, false };
+	int to = op_target(b, op, &ev);
+
+	wfg_add_edge(b->r->g, rank, to, add_ev(b->r, &ev));
+}
+
+/* MPI_Recv (or Send, Wait) with several candidate ops: which one blocks
+ * is not known, so any of them completing is taken to release the rank
+ * (the conservative reading: it never invents a deadlock). */
+static enum wfg_cond p2p_cond(enum anl_call_class cls, int nrecv, int nsend,
+			      uint8_t *miss)
+{
+	int n = nrecv + nsend;
+
+	switch (cls) {
+	case ANL_CALL_WAITALL:
+		return WFG_AND;
+	case ANL_CALL_WAITANY:
+		return WFG_OR;
+	case ANL_CALL_SENDRECV:
+		if (nrecv <= 1 && nsend <= 1)
+			return WFG_AND;
+		break;
+	default:
+		if (n <= 1)
+			return WFG_AND;
+		break;
+	}
+	*miss |= ANL_MISS_SEVERAL;
+	return WFG_OR;
+}
+
+/* No op to go by: the rank waits on someone we cannot name.  Any rank of
+ * MPI_COMM_WORLD releasing is the most hopeful reading, so a deadlock
+ * found with it holds; the pessimistic run treats the rank as stuck. */
+static void add_guess(struct bctx *b, int rank, enum anl_call_class cls)
+{
+	struct anl_ev ev = { rank, -1, b->r->world,
+			     cls == ANL_CALL_SEND ? ANL_EK_SEND : ANL_EK_RECV,
+			     true, cls != ANL_CALL_SEND };
+
+	b->r->ranks[rank].miss |= ANL_MISS_NOOP;
+	wfg_add_edge(b->r->g, rank, any_node(b, b->r->world),
+		     add_ev(b->r, &ev));
+}
+
+/* Returns the rank's condition; guessed set when the ops did not tell. */
+static enum wfg_cond link_p2p(struct bctx *b, int rank,
+			      enum anl_call_class cls, bool *guessed)
+{
+	const struct snap_rank *sr = &b->s->ranks[rank];
+	int nrecv = 0, nsend = 0;
+
+	for (int k = 0; k < sr->nops; k++) {
+		if (!op_fits(cls, &sr->ops[k]))
+			continue;
+		nrecv += sr->ops[k].kind == SNAP_OP_RECV;
+		nsend += sr->ops[k].kind == SNAP_OP_SEND;
+		add_op_edge(b, rank, k);
+	}
+	if (nrecv + nsend)
+		return p2p_cond(cls, nrecv, nsend, &b->r->ranks[rank].miss);
+	*guessed = true;
+	add_guess(b, rank, cls);
+	return WFG_OR;
+}
+
+static void link_coll(struct bctx *b, int rank, const char *call,
+		      enum anl_call_class cls, bool *guessed)
+{
+	const struct snap_rank *sr = &b->s->ranks[rank];
+	bool fin = cls == ANL_CALL_FINALIZE, inferred = false;
+	int comm = fin ? b->r->world : coll_comm(b, sr, &inferred);
+	int node = coll_node(b, comm, call, inferred);
+	struct anl_ev ev = { rank, -1, comm,
+			     fin ? ANL_EK_FINALIZE : ANL_EK_COLL,
+			     inferred || !comm_known(b->s, comm), false };
+
+	if (ev.inferred && !fin)
+		b->r->ranks[rank].miss |= ANL_MISS_COLLCOMM;
+	*guessed |= ev.inferred && !fin;
+	b->r->ranks[rank].vcoll = node;
+	wfg_add_edge(b->r->g, rank, node, add_ev(b->r, &ev));
+}
+
+/* Threads of a rank: the blocking MPI calls of its application threads
+ * (into calls, returns their number) and whether one of them sits in a
+ * non-blocking MPI call (then the rank can go on).  A thread outside MPI
+ * does not count: helper threads the collector did not recognise as
+ * progress threads (UCX, OpenMP pools) would hide every deadlock. */
+static int app_calls(const struct snap_rank *sr, const char **calls,
+		     bool *free_thread)
+{
+	int n = 0;
+
+	*free_thread = false;
+	for (int t = 0; t < sr->nthreads; t++) {
+		const struct snap_thread *th = &sr->threads[t];
+		enum anl_call_class cls = anl_call_class(th->mpi_call);
+
+		if (th->progress_thread)
+			continue;
+		if (cls == ANL_CALL_NONBLOCKING)
+			*free_thread = true;
+		else if (cls != ANL_CALL_NONE)
+			calls[n++] = th->mpi_call;
+	}
+	return n;
+}
+
+static enum wfg_state classify(struct bctx *b, int rank, bool *free_thread)
+{
+	const struct snap_rank *sr = &b->s->ranks[rank];
+	struct anl_rank *ar = &b->r->ranks[rank];
+	enum anl_call_class cls = anl_call_class(sr->mpi_call);
+
+	if (sr->state == SNAP_RANK_GONE)
+		return WFG_GONE;
+	if (sr->state != SNAP_RANK_COLLECTED) {
+		ar->miss |= ANL_MISS_UNREAD;
+		return WFG_UNKNOWN;
+	}
+	/* A rank whose MPI state moved between looks is slow, not stuck. */
+	if (cls == ANL_CALL_NONE || cls == ANL_CALL_NONBLOCKING ||
+	    sr->progress == SNAP_PROGRESS_CHANGED || *free_thread)
+		return WFG_ACTIVE;
+	if (sr->progress == SNAP_PROGRESS_UNKNOWN)
+		ar->miss |= ANL_MISS_ONELOOK;
+	if (sr->queues == SNAP_QUEUES_NONE)
+		ar->miss |= ANL_MISS_QUEUES;
+	return WFG_BLOCKED;
+}
+
+/* Several application threads blocked in MPI (MPI_THREAD_MULTIPLE): the
+ * DLL's ops are per rank, so the rank goes on when any op or any of the
+ * threads' collectives can: OR over all of them. */
+static void link_threads(struct bctx *b, int rank, const char **calls, int n,
+			 bool *guessed)
+{
+	bool p2p = false;
+
+	for (int i = 0; i < n; i++) {
+		enum anl_call_class cls = anl_call_class(calls[i]);
+
+		if (cls == ANL_CALL_COLL || cls == ANL_CALL_FINALIZE)
+			link_coll(b, rank, calls[i], cls, guessed);
+		else
+			p2p = true;
+	}
+	if (p2p)
+		link_p2p(b, rank, ANL_CALL_WAITANY, guessed);
+}
+
+static void link_rank(struct bctx *b, int rank, const char **calls)
+{
+	const struct snap_rank *sr = &b->s->ranks[rank];
+	bool free_thread, guessed = false;
+	int n = app_calls(sr, calls, &free_thread);
+	enum wfg_state st = classify(b, rank, &free_thread);
+	enum anl_call_class cls = anl_call_class(sr->mpi_call);
+	enum wfg_cond cond = WFG_AND;
+
+	b->r->ranks[rank].state = (uint8_t)st;
+	if (st == WFG_BLOCKED && n >= 2) {
+		link_threads(b, rank, calls, n, &guessed);
+		cond = WFG_OR;
+	} else if (st == WFG_BLOCKED &&
+		   (cls == ANL_CALL_COLL || cls == ANL_CALL_FINALIZE)) {
+		link_coll(b, rank, sr->mpi_call, cls, &guessed);
+	} else if (st == WFG_BLOCKED) {
+		cond = link_p2p(b, rank, cls, &guessed);
+	}
+	wfg_set_node(b->r->g, rank, st, cond, guessed);
+}
+
+/* A virtual node waits on its communicator's members: "any" on all of
+ * them (OR), a collective on those not in it (AND). */
+static void link_vnode(struct bctx *b, int i)
+{
+	const struct anl_vnode *v = &b->r->v[i];
+	const struct snap *s = b->s;
+	int node = b->r->nranks + i;
+	bool known = comm_known(s, v->comm);
+	int n = known ? s->comms[v->comm].size : s->nranks;
+
+	for (int k = 0; k < n; k++) {
+		int m = known ? s->comms[v->comm].group[k] : k;
+
+		if (m < 0 || m >= s->nranks)
+			continue;
+		if (v->kind == ANL_V_COLL && b->r->ranks[m].vcoll == node)
+			continue;
+		wfg_add_edge(b->r->g, node, m, -1);
+	}
+}
+
+void anl_build(struct anl_result *r)
+{
+	const struct snap *s = r->s;
+	struct bctx b = { .r = r, .s = s };
+	const char **calls = NULL;
+	int maxthreads = 1;
+
+	r->nranks = s->nranks;
+	r->world = find_world(s);
+	r->ranks = xcalloc((size_t)s->nranks + 1, sizeof(*r->ranks));
+	r->g = wfg_new(s->nranks + 16);
+	b.rep = comm_reps(s, r->world);
+	b.any_v = xmalloc(((size_t)s->ncomms + 1) * sizeof(int));
+	for (int c = 0; c <= s->ncomms; c++)
+		b.any_v[c] = -1;
+	for (int i = 0; i < s->nranks; i++) {
+		r->ranks[i].vcoll = -1;
+		wfg_add_node(r->g, WFG_ACTIVE, WFG_AND, false);
+		if (s->ranks[i].nthreads > maxthreads)
+			maxthreads = s->ranks[i].nthreads;
+	}
+	calls = xmalloc((size_t)maxthreads * sizeof(*calls));
+	for (int i = 0; i < s->nranks; i++)
+		link_rank(&b, i, calls);
+	for (int i = 0; i < r->nv; i++)
+		link_vnode(&b, i);
+	wfg_freeze(r->g);
+	free(calls);
+	free(b.rep);
+	free(b.any_v);
+	free(b.coll);
+}

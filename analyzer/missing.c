@@ -1,0 +1,102 @@
+/* missing.c - what could not be read or was guessed, as report lines. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anl_int.h"
+#include "md.h"
+
+struct mgroup {
+	int bit;
+	const char *reason;
+	struct anl_ranges rs;
+};
+
+static const struct {
+	int bit;
+	const char *text;
+} miss_text[] = {
+	{ ANL_MISS_UNREAD, "could not be read" },
+	{ ANL_MISS_QUEUES, "no message-queue information" },
+	{ ANL_MISS_ONELOOK, "blocked in one look only (a slow rank would look "
+			    "the same)" },
+	{ ANL_MISS_NOOP, "blocked with no pending operation visible; assumed "
+			 "to wait for any rank [inferred]" },
+	{ ANL_MISS_COLLCOMM, "the collective's communicator is unknown "
+			     "(member of several); assumed MPI_COMM_WORLD "
+			     "[inferred]" },
+	{ ANL_MISS_SEVERAL, "several pending operations could block the "
+			    "call; taken as waiting for any of them" },
+	{ ANL_MISS_MAYBE, "may also be deadlocked, depending on the missing "
+			  "data" },
+};
+
+#define NMISS ((int)(sizeof(miss_text) / sizeof(miss_text[0])))
+
+static const char *reason_of(const struct snap_rank *sr, int bit)
+{
+	if (bit == ANL_MISS_UNREAD)
+		return sr->reason ? sr->reason : snap_state_name(sr->state);
+	if (bit == ANL_MISS_QUEUES)
+		return sr->queues_reason;
+	return NULL;
+}
+
+/* Groups by (what, reason); reasons are interned, so few and equal
+ * pointers, and the scan over groups stays short. */
+static struct mgroup *group_for(struct mgroup **g, int *n, int bit,
+				const char *reason)
+{
+	for (int i = *n - 1; i >= 0; i--)
+		if ((*g)[i].bit == bit && ((*g)[i].reason == reason ||
+		    ((*g)[i].reason && reason && !strcmp((*g)[i].reason, reason))))
+			return &(*g)[i];
+	*g = xrealloc(*g, ((size_t)*n + 1) * sizeof(**g));
+	(*g)[*n].bit = bit;
+	(*g)[*n].reason = reason;
+	anl_ranges_init(&(*g)[*n].rs);
+	return &(*g)[(*n)++];
+}
+
+static char *group_line(struct mgroup *m)
+{
+	const char *what = "";
+
+	for (int k = 0; k < NMISS; k++)
+		if (miss_text[k].bit == m->bit)
+			what = miss_text[k].text;
+	return xasprintf("%s %s: %s%s%s", m->rs.count == 1 ? "rank" : "ranks",
+			 anl_ranges_str(&m->rs), what,
+			 m->reason ? ": " : "", m->reason ? m->reason : "");
+}
+
+char **anl_missing(const struct anl_result *r, int *n)
+{
+	struct mgroup *g = NULL;
+	int ng = 0;
+	char **lines;
+
+	for (int k = 0; k < NMISS; k++) {
+		for (int i = 0; i < r->nranks; i++) {
+			int bit = miss_text[k].bit;
+
+			if (r->ranks[i].miss & bit)
+				anl_ranges_add(&group_for(&g, &ng, bit,
+					reason_of(&r->s->ranks[i], bit))->rs, i);
+		}
+	}
+	lines = xmalloc(((size_t)ng + 1) * sizeof(*lines));
+	for (int i = 0; i < ng; i++) {
+		lines[i] = group_line(&g[i]);
+		anl_ranges_free(&g[i].rs);
+	}
+	free(g);
+	*n = ng;
+	return lines;
+}
+
+void anl_strv_free(char **v, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

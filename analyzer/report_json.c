@@ -1,0 +1,169 @@
+/* report_json.c - the machine-readable report (doc/report-format.md). */
+#include <stdlib.h>
+
+#include <json-c/json.h>
+
+#include "anl_int.h"
+#include "md.h"
+
+static json_object *str_or_null(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *int_array(const int *v, int n)
+{
+	json_object *a = json_object_new_array_ext(n);
+
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int(v[i]));
+	return a;
+}
+
+static json_object *comm_obj(const struct anl_result *r, int comm)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name",
+			       json_object_new_string(anl_comm_name(r, comm)));
+	json_object_object_add(o, "id", comm >= 0 && comm < r->s->ncomms ?
+		json_object_new_uint64(r->s->comms[comm].id) : NULL);
+	return o;
+}
+
+static void add_op_fields(json_object *o, const struct snap_op *op)
+{
+	json_object *extra = json_object_new_array();
+
+	json_object_object_add(o, "tag", op && !op->any_tag ?
+			       json_object_new_int(op->tag) : NULL);
+	json_object_object_add(o, "any_tag",
+			       json_object_new_boolean(op && op->any_tag));
+	json_object_object_add(o, "bytes", op ?
+			       json_object_new_uint64(op->length) : NULL);
+	for (int i = 0; op && i < op->nextra && i < 5; i++)
+		if (op->extra[i])
+			json_object_array_add(extra,
+				json_object_new_string(op->extra[i]));
+	json_object_object_add(o, "extra", extra);
+}
+
+/* One edge between ranks; an edge into a virtual node is followed by the
+ * node's own edge and shown as one.  Returns edges used. */
+static int edge_obj(const struct anl_result *r, const int *path, int left,
+		    json_object *edges)
+{
+	const struct anl_ev *ev = anl_edge_ev(r, path[0]);
+	int from = wfg_edge_from(r->g, path[0]), to = wfg_edge_to(r->g, path[0]);
+	const struct snap_rank *sr = &r->s->ranks[from];
+	json_object *o;
+	int used = 1;
+
+	if (to >= r->nranks && left > 1) {
+		to = wfg_edge_to(r->g, path[1]);
+		used = 2;
+	}
+	if (!ev || from >= r->nranks)
+		return used;
+	o = json_object_new_object();
+	json_object_object_add(o, "from", json_object_new_int(from));
+	json_object_object_add(o, "to", json_object_new_int(to));
+	json_object_object_add(o, "kind",
+			json_object_new_string(anl_edge_kind_name(ev->kind)));
+	json_object_object_add(o, "comm", comm_obj(r, ev->comm));
+	add_op_fields(o, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
+	json_object_object_add(o, "any_source",
+			       json_object_new_boolean(ev->any_source));
+	json_object_object_add(o, "inferred",
+			       json_object_new_boolean(ev->inferred));
+	json_object_object_add(o, "from_call", str_or_null(sr->mpi_call));
+	json_object_object_add(o, "from_file", str_or_null(sr->call_file));
+	json_object_object_add(o, "from_line", json_object_new_int(sr->call_line));
+	json_object_array_add(edges, o);
+	return used;
+}
+
+static json_object *cycles_arr(const struct anl_result *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < r->ncycles; i++) {
+		const struct anl_cycle *c = &r->cycles[i];
+		json_object *o = json_object_new_object();
+		json_object *edges = json_object_new_array();
+
+		for (int k = 0; k < c->nedges;)
+			k += edge_obj(r, c->edges + k, c->nedges - k, edges);
+		json_object_object_add(o, "kind", json_object_new_string(
+					       anl_cycle_kind_name(c->kind)));
+		json_object_object_add(o, "ranks", int_array(c->ranks, c->nranks));
+		json_object_object_add(o, "edges", edges);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *rank_obj(const struct anl_result *r, int i)
+{
+	static const char *const states[] = {
+		"active", "blocked", "gone", "unknown",
+	};
+	const struct snap_rank *sr = &r->s->ranks[i];
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "rank", json_object_new_int(i));
+	json_object_object_add(o, "state",
+			json_object_new_string(states[r->ranks[i].state]));
+	json_object_object_add(o, "role",
+			json_object_new_string(anl_role_name(r->ranks[i].role)));
+	json_object_object_add(o, "call", str_or_null(sr->mpi_call));
+	json_object_object_add(o, "func", str_or_null(sr->call_func));
+	json_object_object_add(o, "file", str_or_null(sr->call_file));
+	json_object_object_add(o, "line", json_object_new_int(sr->call_line));
+	return o;
+}
+
+static json_object *role_arr(const struct anl_result *r, enum anl_role role)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < r->nranks; i++)
+		if (r->ranks[i].role == role)
+			json_object_array_add(a, json_object_new_int(i));
+	return a;
+}
+
+void anl_report_json(const struct anl_result *r, FILE *out)
+{
+	json_object *o = json_object_new_object(), *ranks, *miss;
+	char *summary = anl_summary(r);
+	char **lines;
+	int n;
+
+	json_object_object_add(o, "format",
+			       json_object_new_string("mpi-deadlock-report"));
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "verdict", json_object_new_string(
+				       anl_verdict_name(r->verdict)));
+	json_object_object_add(o, "summary", json_object_new_string(summary));
+	json_object_object_add(o, "nranks", json_object_new_int(r->nranks));
+	json_object_object_add(o, "deadlocked",
+			       role_arr(r, ANL_ROLE_DEADLOCKED));
+	json_object_object_add(o, "behind", role_arr(r, ANL_ROLE_BEHIND));
+	json_object_object_add(o, "cycles", cycles_arr(r));
+	ranks = json_object_new_array_ext(r->nranks);
+	for (int i = 0; i < r->nranks; i++)
+		json_object_array_add(ranks, rank_obj(r, i));
+	json_object_object_add(o, "ranks", ranks);
+	lines = anl_missing(r, &n);
+	miss = json_object_new_array();
+	for (int i = 0; i < n; i++)
+		json_object_array_add(miss, json_object_new_string(lines[i]));
+	json_object_object_add(o, "missing", miss);
+	anl_strv_free(lines, n);
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	free(summary);
+}

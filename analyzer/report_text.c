@@ -1,0 +1,326 @@
+/* report_text.c - the report for a person: verdict, chains, groups. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <uthash.h>
+
+#include "anl_int.h"
+#include "md.h"
+
+/* Cycles longer than this many steps are shortened without --all-ranks. */
+#define TEXT_MAX_STEPS 12
+
+char *anl_site(const struct anl_result *r, int rank)
+{
+	const struct snap_rank *sr = &r->s->ranks[rank];
+	const char *call = sr->mpi_call ? sr->mpi_call : "not in MPI";
+
+	if (sr->call_file && sr->call_line > 0)
+		return xasprintf("%s at %s:%d", call, sr->call_file,
+				 sr->call_line);
+	if (sr->call_func)
+		return xasprintf("%s in %s", call, sr->call_func);
+	return xstrdup(call);
+}
+
+static int local_rank(const struct anl_result *r, int rank, int comm)
+{
+	const struct snap_rank *sr = &r->s->ranks[rank];
+
+	for (int i = 0; comm >= 0 && i < sr->nmembers; i++)
+		if (sr->members[i].comm == comm)
+			return sr->members[i].local_rank;
+	return -1;
+}
+
+/* "rank 3 (local 1 in "row", MPI_Recv at x.c:5)"; site only if asked. */
+static void put_rank(const struct anl_result *r, int rank, int comm,
+		     bool site, FILE *out)
+{
+	int local = local_rank(r, rank, comm);
+	bool show_local = local >= 0 && local != rank;
+	char *s = site ? anl_site(r, rank) : NULL;
+	enum wfg_state st = r->ranks[rank].state;
+
+	fprintf(out, "rank %d", rank);
+	if (show_local)
+		fprintf(out, " (local %d in \"%s\"%s", local,
+			anl_comm_name(r, comm), s ? ", " : ")");
+	else if (s)
+		fputs(" (", out);
+	if (s)
+		fprintf(out, "%s)", s);
+	if (st == WFG_GONE)
+		fputs(" (exited)", out);
+	else if (st == WFG_UNKNOWN)
+		fputs(" (not read)", out);
+	free(s);
+}
+
+static void put_comm(const struct anl_result *r, int comm, FILE *out)
+{
+	if (comm >= 0 && comm < r->s->ncomms)
+		fprintf(out, "%s (id %llu)", anl_comm_name(r, comm),
+			(unsigned long long)r->s->comms[comm].id);
+	else
+		fputs(anl_comm_name(r, comm), out);
+}
+
+static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
+		       FILE *out)
+{
+	const struct snap_op *op =
+		ev->op >= 0 ? &r->s->ranks[ev->rank].ops[ev->op] : NULL;
+
+	if (ev->kind == ANL_EK_COLL || ev->kind == ANL_EK_FINALIZE) {
+		fprintf(out, "%s on ", anl_edge_kind_name(ev->kind));
+		put_comm(r, ev->comm, out);
+	} else {
+		fprintf(out, "%s%s", anl_edge_kind_name(ev->kind),
+			ev->any_source ? " from any source" : "");
+		if (op && op->any_tag)
+			fputs(", any tag", out);
+		else if (op)
+			fprintf(out, ", tag %d", op->tag);
+		fputs(", ", out);
+		put_comm(r, ev->comm, out);
+		if (op)
+			fprintf(out, ", %llu bytes",
+				(unsigned long long)op->length);
+	}
+	fprintf(out, "%s\n", ev->inferred ? " [inferred]" : "");
+	for (int i = 0; op && i < op->nextra && i < 5; i++)
+		if (op->extra[i] && op->extra[i][0])
+			fprintf(out, "      %s\n", op->extra[i]);
+}
+
+/* Members of a collective node, as "ranks 0-2". */
+static char *coll_members(const struct anl_result *r, int node, int *n)
+{
+	struct anl_ranges rs;
+	char *text;
+
+	anl_ranges_init(&rs);
+	for (int i = 0; i < r->nranks; i++)
+		if (r->ranks[i].vcoll == node)
+			anl_ranges_add(&rs, i);
+	*n = rs.count;
+	text = xstrdup(anl_ranges_str(&rs));
+	anl_ranges_free(&rs);
+	return text;
+}
+
+/* One step of a chain: an edge between ranks, or rank -> virtual ->
+ * rank shown as one line.  Returns the number of edges used. */
+static int put_step(const struct anl_result *r, const int *path, int left,
+		    FILE *out)
+{
+	const struct anl_ev *ev = anl_edge_ev(r, path[0]);
+	int from = wfg_edge_from(r->g, path[0]), to = wfg_edge_to(r->g, path[0]);
+	int used = 1, n;
+
+	if (to >= r->nranks && left > 1) {
+		to = wfg_edge_to(r->g, path[1]);
+		used = 2;
+	}
+	fputs("  ", out);
+	if (ev && ev->kind == ANL_EK_COLL && r->ranks[from].vcoll >= 0) {
+		char *m = coll_members(r, r->ranks[from].vcoll, &n);
+		char *site = anl_site(r, from);
+
+		fprintf(out, "%s %s (%s) %s for ", n == 1 ? "rank" : "ranks",
+			m, site, n == 1 ? "waits" : "wait");
+		free(m);
+		free(site);
+		put_rank(r, to, -1, true, out);
+	} else {
+		put_rank(r, from, ev ? ev->comm : -1, true, out);
+		fputs(" waits for ", out);
+		put_rank(r, to, ev ? ev->comm : -1, ev && ev->kind >= ANL_EK_COLL,
+			 out);
+	}
+	fputs(": ", out);
+	if (ev)
+		put_detail(r, ev, out);
+	else
+		fputs("waits\n", out);
+	return used;
+}
+
+static void put_chain(const struct anl_result *r, const struct anl_cycle *c,
+		      const struct anl_opts *o, FILE *out)
+{
+	int k = 0, step = 0, skipped = 0;
+
+	while (k < c->nedges) {
+		bool hide = !o->all_ranks && step >= TEXT_MAX_STEPS / 2 &&
+			    c->nedges - k > TEXT_MAX_STEPS / 2;
+
+		if (hide) {
+			k += wfg_edge_to(r->g, c->edges[k]) >= r->nranks ? 2 : 1;
+			skipped++;
+			continue;
+		}
+		if (skipped) {
+			fprintf(out, "  ... %d more steps (--all-ranks shows "
+				     "them)\n", skipped);
+			skipped = 0;
+		}
+		k += put_step(r, c->edges + k, c->nedges - k, out);
+		step++;
+	}
+}
+
+static void put_cycles(const struct anl_result *r, const struct anl_opts *o,
+		       FILE *out)
+{
+	for (int i = 0; i < r->ncycles; i++) {
+		const struct anl_cycle *c = &r->cycles[i];
+		char *ranks = anl_ranks_text(c->ranks, c->nranks);
+
+		fprintf(out, "\n%s %d: %s\n", anl_cycle_kind_name(c->kind), i + 1,
+			ranks);
+		free(ranks);
+		put_chain(r, c, o, out);
+	}
+}
+
+/* What a rank does, for grouping: ranks with equal keys share a line. */
+struct gkey {
+	int role;
+	int what;		/* 0 plain, 1 moving, 2 non-blocking call */
+	const char *call, *file, *func, *reason;
+	int line;
+	int pad;		/* hashed as bytes: no implicit padding */
+};
+
+struct group {
+	struct gkey key;
+	int first;
+	struct anl_ranges rs;
+	UT_hash_handle hh;
+};
+
+static struct gkey rank_key(const struct anl_result *r, int i)
+{
+	const struct snap_rank *sr = &r->s->ranks[i];
+	struct gkey k;
+
+	memset(&k, 0, sizeof(k));
+	k.role = r->ranks[i].role;
+	if (k.role == ANL_ROLE_GONE || k.role == ANL_ROLE_UNKNOWN) {
+		k.reason = sr->reason;
+		return k;
+	}
+	k.call = sr->mpi_call;
+	k.file = sr->call_file;
+	k.func = sr->call_func;
+	k.line = sr->call_line;
+	if (k.role == ANL_ROLE_ACTIVE && sr->mpi_call)
+		k.what = sr->progress == SNAP_PROGRESS_CHANGED ? 1 : 2;
+	return k;
+}
+
+static const char *group_text(const struct gkey *k)
+{
+	switch (k->role) {
+	case ANL_ROLE_DEADLOCKED:
+		return "deadlocked";
+	case ANL_ROLE_BEHIND:
+		return "waiting behind the deadlock";
+	case ANL_ROLE_RELEASED:
+		return "waiting on ranks that can go on";
+	case ANL_ROLE_ACTIVE:
+		return k->what == 1 ? "making progress" :
+		       k->what == 2 ? "does not block" : "";
+	}
+	return "";
+}
+
+static void put_group(const struct anl_result *r, struct group *g, FILE *out)
+{
+	const char *ranks = anl_ranges_str(&g->rs);
+	const char *who = g->rs.count == 1 ? "rank" : "ranks";
+	char *site;
+
+	if (g->key.role == ANL_ROLE_GONE || g->key.role == ANL_ROLE_UNKNOWN) {
+		fprintf(out, "  %s %s: %s%s%s%s\n", who, ranks,
+			g->key.role == ANL_ROLE_GONE ? "exited" : "not read",
+			g->key.reason ? " (" : "",
+			g->key.reason ? g->key.reason : "",
+			g->key.reason ? ")" : "");
+		return;
+	}
+	if (!g->key.call) {
+		fprintf(out, "  %s %s: running (not in MPI)\n", who, ranks);
+		return;
+	}
+	site = anl_site(r, g->first);
+	fprintf(out, "  %s %s: %s, %s\n", who, ranks, site, group_text(&g->key));
+	free(site);
+}
+
+/* Groups in order of their first rank; with all_ranks one per rank. */
+static void put_groups(const struct anl_result *r, const struct anl_opts *o,
+		       FILE *out)
+{
+	struct group *table = NULL, **order = NULL, *g;
+	int ng = 0, cap = 0;
+
+	fputs("\nranks:\n", out);
+	for (int i = 0; i < r->nranks; i++) {
+		struct gkey k = rank_key(r, i);
+
+		g = NULL;
+		HASH_FIND(hh, table, &k, sizeof(k), g);
+		if (!g || o->all_ranks) {
+			if (ng == cap) {
+				cap = cap ? 2 * cap : 16;
+				order = xrealloc(order, (size_t)cap * sizeof(*order));
+			}
+			g = xcalloc(1, sizeof(*g));
+			g->key = k;
+			g->first = i;
+			anl_ranges_init(&g->rs);
+			order[ng++] = g;
+			if (!o->all_ranks)
+				HASH_ADD(hh, table, key, sizeof(k), g);
+		}
+		anl_ranges_add(&g->rs, i);
+	}
+	HASH_CLEAR(hh, table);
+	for (int i = 0; i < ng; i++) {
+		put_group(r, order[i], out);
+		anl_ranges_free(&order[i]->rs);
+		free(order[i]);
+	}
+	free(order);
+}
+
+static void put_missing(const struct anl_result *r, FILE *out)
+{
+	int n;
+	char **lines = anl_missing(r, &n);
+
+	if (n)
+		fputs("\nmissing:\n", out);
+	for (int i = 0; i < n; i++)
+		fprintf(out, "  %s\n", lines[i]);
+	anl_strv_free(lines, n);
+	if (r->s->nnotes)
+		fputs("\nnotes from the collector:\n", out);
+	for (int i = 0; i < r->s->nnotes; i++)
+		fprintf(out, "  %s\n", r->s->notes[i]);
+}
+
+void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
+		     FILE *out)
+{
+	char *summary = anl_summary(r);
+
+	fprintf(out, "%s\n", summary);
+	free(summary);
+	put_cycles(r, o, out);
+	put_groups(r, o, out);
+	put_missing(r, out);
+}

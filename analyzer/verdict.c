@@ -1,0 +1,251 @@
+/*
+ * verdict.c - what stays blocked, and why.  Two release fixpoints: one
+ * with unread ranks releasing and guessed conditions as built
+ * (optimistic), one with neither releasing (pessimistic).  What is stuck
+ * even optimistically is a deadlock; what is stuck only pessimistically
+ * depends on the missing data.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anl_int.h"
+#include "md.h"
+
+static int count_stuck(const struct anl_result *r, const uint8_t *rel)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nranks; i++)
+		n += r->ranks[i].state == WFG_BLOCKED && !rel[i];
+	return n;
+}
+
+/* A node that will never release: exited, or unread when the basis
+ * assumes the worst. */
+static bool is_sink(const struct anl_result *r, const uint8_t *rel, int v)
+{
+	return v < r->nranks && !rel[v] &&
+	       (r->ranks[v].state == WFG_GONE ||
+		r->ranks[v].state == WFG_UNKNOWN);
+}
+
+static void find_vnode_sinks(struct anl_result *r, const uint8_t *rel)
+{
+	for (int i = 0; i < r->nv; i++) {
+		int first, n = wfg_out(r->g, r->nranks + i, &first);
+
+		r->v[i].gone_edge = -1;
+		if (r->v[i].kind != ANL_V_COLL)
+			continue;
+		for (int e = first; e < first + n; e++) {
+			if (is_sink(r, rel, wfg_edge_to(r->g, e))) {
+				r->v[i].gone_edge = e;
+				break;
+			}
+		}
+	}
+}
+
+/* The edge by which a stuck rank waits on a sink, and the sink: an AND
+ * waiter needs only one such edge, an OR waiter must have nothing else. */
+static int dead_edge(const struct anl_result *r, const uint8_t *rel, int v,
+		     int *path)
+{
+	int first, n = wfg_out(r->g, v, &first), found = 0, sinks = 0;
+
+	for (int e = first; e < first + n; e++) {
+		int t = wfg_edge_to(r->g, e), len = 0;
+
+		if (is_sink(r, rel, t)) {
+			path[0] = e;
+			len = 1;
+		} else if (t >= r->nranks &&
+			   r->v[t - r->nranks].gone_edge >= 0) {
+			path[0] = e;
+			path[1] = r->v[t - r->nranks].gone_edge;
+			len = 2;
+		}
+		sinks += len > 0;
+		if (len && !found)
+			found = len;
+	}
+	if (wfg_cond(r->g, v) == WFG_OR && n > 1 && sinks < n)
+		return 0;
+	return found;
+}
+
+static struct anl_cycle *new_cycle(struct anl_result *r, int kind)
+{
+	r->cycles = xrealloc(r->cycles,
+			     ((size_t)r->ncycles + 1) * sizeof(*r->cycles));
+	memset(&r->cycles[r->ncycles], 0, sizeof(*r->cycles));
+	r->cycles[r->ncycles].kind = (uint8_t)kind;
+	return &r->cycles[r->ncycles++];
+}
+
+static void cycle_add_rank(struct anl_cycle *c, int rank)
+{
+	if (!(c->nranks & (c->nranks - 1)) || !c->ranks)
+		c->ranks = xrealloc(c->ranks, ((size_t)c->nranks * 2 + 1) *
+						      sizeof(int));
+	c->ranks[c->nranks++] = rank;
+}
+
+static int comp_kind(const struct anl_result *r, const int *comp, int c)
+{
+	bool knot = false;
+
+	for (int i = 0; i < r->nv; i++) {
+		const struct anl_vnode *a = &r->v[i];
+
+		if (comp[r->nranks + i] != c || a->kind != ANL_V_COLL)
+			continue;
+		for (int j = i + 1; j < r->nv; j++)
+			if (comp[r->nranks + j] == c &&
+			    r->v[j].kind == ANL_V_COLL &&
+			    r->v[j].comm == a->comm &&
+			    strcmp(r->v[j].call, a->call))
+				return ANL_CK_MISMATCH;
+	}
+	for (int v = 0; v < wfg_nnodes(r->g) && !knot; v++) {
+		int first;
+
+		knot = comp[v] == c && wfg_cond(r->g, v) == WFG_OR &&
+		       wfg_out(r->g, v, &first) > 1;
+	}
+	return knot ? ANL_CK_KNOT : ANL_CK_CYCLE;
+}
+
+/* One entry per cyclic component, in order of its smallest rank, with a
+ * shortest cycle through that rank. */
+static void explain_cycles(struct anl_result *r, const int *comp, int ncomp,
+			   const uint8_t *cyclic)
+{
+	int *entry = xmalloc((size_t)ncomp * sizeof(int) + 1);
+	int *size = xcalloc((size_t)ncomp + 1, sizeof(int));
+
+	for (int v = 0; v < wfg_nnodes(r->g); v++)
+		if (comp[v] >= 0)
+			size[comp[v]]++;
+	for (int c = 0; c < ncomp; c++)
+		entry[c] = -1;
+	for (int v = 0; v < r->nranks; v++) {
+		struct anl_cycle *cy;
+		int c = comp[v];
+
+		if (c < 0 || !cyclic[c])
+			continue;
+		if (entry[c] < 0) {
+			entry[c] = r->ncycles;
+			cy = new_cycle(r, comp_kind(r, comp, c));
+			cy->edges = xmalloc((size_t)size[c] * sizeof(int));
+			cy->nedges = wfg_cycle(r->g, comp, v, cy->edges);
+		}
+		cycle_add_rank(&r->cycles[entry[c]], v);
+		r->ranks[v].role = ANL_ROLE_DEADLOCKED;
+	}
+	free(entry);
+	free(size);
+}
+
+/* Stuck ranks outside the cycles that wait on an exited (or, in the
+ * worst reading, unread) rank: one entry per such rank waited on. */
+static void explain_dead(struct anl_result *r, const uint8_t *rel)
+{
+	int *entry = xmalloc((size_t)r->nranks * sizeof(int) + 1);
+	int path[2];
+
+	for (int v = 0; v < r->nranks; v++)
+		entry[v] = -1;
+	find_vnode_sinks(r, rel);
+	for (int v = 0; v < r->nranks; v++) {
+		struct anl_cycle *cy;
+		int len, sink;
+
+		if (r->ranks[v].state != WFG_BLOCKED || rel[v] ||
+		    r->ranks[v].role == ANL_ROLE_DEADLOCKED)
+			continue;
+		len = dead_edge(r, rel, v, path);
+		if (!len)
+			continue;
+		sink = wfg_edge_to(r->g, path[len - 1]);
+		if (entry[sink] < 0) {
+			entry[sink] = r->ncycles;
+			cy = new_cycle(r, ANL_CK_DEAD);
+			cy->edges = xmalloc(2 * sizeof(int));
+			memcpy(cy->edges, path, (size_t)len * sizeof(int));
+			cy->nedges = len;
+		}
+		cycle_add_rank(&r->cycles[entry[sink]], v);
+		r->ranks[v].role = ANL_ROLE_DEADLOCKED;
+	}
+	free(entry);
+}
+
+static void assign_roles(struct anl_result *r, const uint8_t *rel)
+{
+	static const uint8_t base[] = {
+		[WFG_ACTIVE] = ANL_ROLE_ACTIVE,
+		[WFG_BLOCKED] = ANL_ROLE_BEHIND,
+		[WFG_GONE] = ANL_ROLE_GONE,
+		[WFG_UNKNOWN] = ANL_ROLE_UNKNOWN,
+	};
+
+	for (int i = 0; i < r->nranks; i++) {
+		struct anl_rank *ar = &r->ranks[i];
+
+		if (ar->role == ANL_ROLE_DEADLOCKED)
+			r->ndead++;
+		else if (ar->state == WFG_BLOCKED && rel[i])
+			ar->role = ANL_ROLE_RELEASED;
+		else
+			ar->role = base[ar->state];
+		r->nbehind += ar->role == ANL_ROLE_BEHIND;
+	}
+}
+
+static void explain(struct anl_result *r, const uint8_t *rel)
+{
+	int n = wfg_nnodes(r->g), ncomp = 0;
+	uint8_t *keep = xmalloc((size_t)n + 1), *cyclic = NULL;
+	int *comp = xmalloc((size_t)n * sizeof(int) + 1);
+
+	for (int v = 0; v < n; v++)
+		keep[v] = !rel[v];
+	if (!wfg_scc(r->g, keep, comp, &ncomp, &cyclic))
+		explain_cycles(r, comp, ncomp, cyclic);
+	explain_dead(r, rel);
+	free(cyclic);
+	free(comp);
+	free(keep);
+}
+
+void anl_decide(struct anl_result *r)
+{
+	int n = wfg_nnodes(r->g);
+	uint8_t *opt = xmalloc((size_t)n + 1), *pes = xmalloc((size_t)n + 1);
+	uint8_t *basis = opt;
+
+	wfg_release(r->g, WFG_OPTIMISTIC, opt);
+	wfg_release(r->g, WFG_PESSIMISTIC, pes);
+	if (count_stuck(r, opt)) {
+		r->verdict = ANL_DEADLOCK;
+	} else if (count_stuck(r, pes)) {
+		r->verdict = ANL_INCOMPLETE;
+		basis = pes;
+	} else {
+		r->verdict = ANL_NO_DEADLOCK;
+	}
+	for (int i = 0; i < r->nranks; i++) {
+		r->ranks[i].role = ANL_ROLE_BEHIND;
+		if (r->ranks[i].state == WFG_BLOCKED && opt[i] && !pes[i]) {
+			r->ranks[i].miss |= ANL_MISS_MAYBE;
+			r->nmaybe++;
+		}
+	}
+	if (r->verdict != ANL_NO_DEADLOCK)
+		explain(r, basis);
+	assign_roles(r, basis);
+	free(opt);
+	free(pes);
+}
