@@ -294,7 +294,7 @@ Test(snapio, reads_hand_written_ring_fixture)
 	cr_assert_eq(s->ranks[1].ops[0].actual_global, 2);
 	cr_assert_eq(s->ranks[2].ops[0].peer_local, -1);
 	cr_assert(s->ranks[2].ops[0].any_tag);
-	cr_assert_eq(s->ranks[2].queues, SNAP_QUEUES_NONE);
+	cr_assert_eq(s->ranks[2].unexpected_available, true);
 	cr_assert_eq(s->ranks[0].threads[1].progress_thread, true);
 	cr_assert_eq(s->ranks[0].threads[1].mpi_frame, -1);
 	cr_assert_eq(s->ranks[2].threads[0].user_frame, -1);

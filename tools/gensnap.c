@@ -1,0 +1,156 @@
+/*
+ * gensnap - write a synthetic snapshot for benchmarks and tests.
+ *
+ *   gensnap KIND NRANKS [FILE]     (FILE defaults to stdout)
+ *
+ * KIND: ring (rank i waits in MPI_Recv from i-1), wildcard (everyone in
+ * an MPI_ANY_SOURCE receive), collective (all in MPI_Barrier but the
+ * last rank, which computes), bystanders (ranks 0 and 1 wait on each
+ * other, the rest sit in MPI_Barrier behind them).  The ranks look like
+ * what the collector writes: pid, host, a 4-frame stack, one operation.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md.h"
+#include "snap.h"
+
+enum kind { RING, WILDCARD, COLLECTIVE, BYSTANDERS };
+
+struct gen {
+	struct snap *s;
+	enum kind kind;
+	int n;
+};
+
+static void add_recv(struct snap_rank *r, int peer)
+{
+	struct snap_op *op = xcalloc(1, sizeof(*op));
+
+	op->kind = SNAP_OP_RECV;
+	op->comm = 0;
+	op->peer_local = op->peer_global = peer;
+	op->tag = peer < 0 ? 0 : 7;
+	op->length = 4096;
+	op->buffer = 0x7ffd00001000ULL + 64ULL * (unsigned)r->rank;
+	op->actual_local = op->actual_global = -1;
+	op->request = 0x555500100000ULL + 256ULL * (unsigned)r->rank;
+	op->nextra = 1;
+	op->extra[0] = "Receive: 0x5555";
+	r->ops = op;
+	r->nops = 1;
+}
+
+static void add_stack(struct snap *s, struct snap_rank *r, const char *call,
+		      const char *pmpi, int line)
+{
+	struct snap_thread *t = xcalloc(1, sizeof(*t));
+	struct snap_frame *f = xcalloc(4, sizeof(*f));
+	const char *libmpi = snap_str(s, "/usr/lib/x86_64-linux-gnu/libmpi.so.40");
+
+	f[0] = (struct snap_frame){ 0x7f1200001000, snap_str(s, "opal_progress"),
+		snap_str(s, "/usr/lib/x86_64-linux-gnu/libopen-pal.so.40"),
+		NULL, 0 };
+	f[1] = (struct snap_frame){ 0x7f1200002000, snap_str(s, pmpi), libmpi,
+		NULL, 0 };
+	f[2] = (struct snap_frame){ 0x555500001234, snap_str(s, "main"),
+		r->exe, snap_str(s, "bench.c"), line };
+	f[3] = (struct snap_frame){ 0x7f1200003000,
+		snap_str(s, "__libc_start_main"),
+		snap_str(s, "/lib/x86_64-linux-gnu/libc.so.6"), NULL, 0 };
+	t->tid = r->pid;
+	t->mpi_call = snap_str(s, call);
+	t->mpi_frame = 1;
+	t->user_frame = 2;
+	t->nframes = 4;
+	t->frames = f;
+	r->threads = t;
+	r->nthreads = 1;
+	r->mpi_call = t->mpi_call;
+	r->call_func = f[2].func;
+	r->call_file = f[2].file;
+	r->call_line = line;
+}
+
+static void fill_rank(struct gen *g, struct snap_rank *r)
+{
+	struct snap *s = g->s;
+	char host[32];
+	int i = r->rank;
+	bool barrier = g->kind == COLLECTIVE ||
+		       (g->kind == BYSTANDERS && i > 1);
+
+	snprintf(host, sizeof(host), "node%05d", i / 64);
+	r->pid = 10000 + i % 64;
+	r->host = snap_str(s, host);
+	r->exe = snap_str(s, "/home/user/bench/app");
+	r->progress = SNAP_PROGRESS_STABLE;
+	r->members = xcalloc(1, sizeof(*r->members));
+	r->members[0].local_rank = i;
+	r->nmembers = 1;
+	if (g->kind == COLLECTIVE && i == g->n - 1) {
+		r->progress = SNAP_PROGRESS_CHANGED;
+		return;
+	}
+	if (barrier) {
+		add_stack(s, r, "MPI_Barrier", "PMPI_Barrier", 30);
+		return;
+	}
+	add_stack(s, r, "MPI_Recv", "PMPI_Recv", 20);
+	if (g->kind == WILDCARD)
+		add_recv(r, -1);
+	else if (g->kind == BYSTANDERS)
+		add_recv(r, 1 - i);
+	else
+		add_recv(r, (i + g->n - 1) % g->n);
+}
+
+static int parse_kind(const char *name, enum kind *k)
+{
+	static const char *const names[] = { "ring", "wildcard", "collective",
+					     "bystanders" };
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(name, names[i]) == 0) {
+			*k = (enum kind)i;
+			return 0;
+		}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct gen g = { 0 };
+	FILE *out = stdout;
+	int *group, ret;
+
+	if (argc < 3 || parse_kind(argv[1], &g.kind) || atoi(argv[2]) < 2) {
+		fprintf(stderr, "usage: gensnap ring|wildcard|collective|"
+			"bystanders NRANKS(>=2) [FILE]\n");
+		return MD_EXIT_USAGE;
+	}
+	g.n = atoi(argv[2]);
+	if (argc > 3 && !(out = fopen(argv[3], "w"))) {
+		md_error("fopen(%s): cannot write the snapshot", argv[3]);
+		return MD_EXIT_ERROR;
+	}
+	g.s = snap_new();
+	g.s->time = 1700000000;
+	g.s->tool = snap_str(g.s, "gensnap (mpi-deadlock " MD_VERSION ")");
+	g.s->looks = 2;
+	g.s->interval_ms = 1000;
+	group = xmalloc((size_t)g.n * sizeof(*group));
+	for (int i = 0; i < g.n; i++)
+		group[i] = i;
+	snap_comm_intern(g.s, 0, "MPI_COMM_WORLD", g.n, group);
+	free(group);
+	snap_set_nranks(g.s, g.n);
+	for (int i = 0; i < g.n; i++)
+		fill_rank(&g, &g.s->ranks[i]);
+	ret = snap_write(g.s, out);
+	snap_free(g.s);
+	if (out != stdout && fclose(out) != 0)
+		ret = -MD_E_SYS;
+	return ret ? MD_EXIT_ERROR : 0;
+}
