@@ -1,21 +1,15 @@
 /*
  * dwtypes.c - a DWARF type index per ELF file (libdwarf 20210528 API),
- * and the Open MPI type provider for a libmpi without DWARF.
+ * (the Open MPI type provider is in dwtypes_provider.c).
  */
 #include "dwtypes.h"
 
 #include <dwarf.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <libdwarf.h>
 #include <limits.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "debugfile.h"
 #include "md.h"
@@ -260,6 +254,12 @@ void dt_index_free(struct dt_index *idx)
 const char *dt_index_source(const struct dt_index *idx)
 {
 	return idx->source;
+}
+
+void dt_index_set_source(struct dt_index *idx, const char *source)
+{
+	free(idx->source);
+	idx->source = xstrdup(source);
 }
 
 unsigned dt_index_ntypes(const struct dt_index *idx)

@@ -31,6 +31,8 @@ void dt_index_free(struct dt_index *idx);
 
 /* Where the types came from (see dt_index_open); valid as long as idx. */
 const char *dt_index_source(const struct dt_index *idx);
+/* Replace the source description (the provider names itself). */
+void dt_index_set_source(struct dt_index *idx, const char *source);
 /* Named type definitions indexed, and the time the index took to build. */
 unsigned dt_index_ntypes(const struct dt_index *idx);
 long long dt_index_build_ns(const struct dt_index *idx);
