@@ -116,6 +116,21 @@ static int comp_kind(const struct anl_result *r, const int *comp, int c)
 	return knot ? ANL_CK_KNOT : ANL_CK_CYCLE;
 }
 
+/* The cyclic component a stuck rank belongs to: its own, or that of the
+ * collective it sits in (all members of a stuck collective instance are
+ * in the deadlock, not only the one the cycle passes through). */
+static int rank_comp(const struct anl_result *r, const int *comp,
+		     const uint8_t *cyclic, int v)
+{
+	int vc = r->ranks[v].vcoll;
+
+	if (comp[v] >= 0 && cyclic[comp[v]])
+		return comp[v];
+	if (comp[v] >= 0 && vc >= 0 && comp[vc] >= 0 && cyclic[comp[vc]])
+		return comp[vc];
+	return -1;
+}
+
 /* One entry per cyclic component, in order of its smallest rank, with a
  * shortest cycle through that rank. */
 static void explain_cycles(struct anl_result *r, const int *comp, int ncomp,
@@ -133,19 +148,36 @@ static void explain_cycles(struct anl_result *r, const int *comp, int ncomp,
 		struct anl_cycle *cy;
 		int c = comp[v];
 
-		if (c < 0 || !cyclic[c])
+		if (c < 0 || !cyclic[c] || entry[c] >= 0)
 			continue;
-		if (entry[c] < 0) {
-			entry[c] = r->ncycles;
-			cy = new_cycle(r, comp_kind(r, comp, c));
-			cy->edges = xmalloc((size_t)size[c] * sizeof(int));
-			cy->nedges = wfg_cycle(r->g, comp, v, cy->edges);
-		}
+		entry[c] = r->ncycles;
+		cy = new_cycle(r, comp_kind(r, comp, c));
+		cy->edges = xmalloc((size_t)size[c] * sizeof(int));
+		cy->nedges = wfg_cycle(r->g, comp, v, cy->edges);
+	}
+	for (int v = 0; v < r->nranks; v++) {
+		int c = rank_comp(r, comp, cyclic, v);
+
+		if (c < 0)
+			continue;
 		cycle_add_rank(&r->cycles[entry[c]], v);
 		r->ranks[v].role = ANL_ROLE_DEADLOCKED;
 	}
 	free(entry);
 	free(size);
+}
+
+/* Under the worst reading, a rank whose wait condition was guessed is
+ * itself where the uncertainty sits: count it in, without a cycle. */
+static void mark_guessed(struct anl_result *r, const uint8_t *rel)
+{
+	for (int v = 0; v < r->nranks; v++) {
+		int vc = r->ranks[v].vcoll;
+
+		if (r->ranks[v].state == WFG_BLOCKED && !rel[v] &&
+		    (wfg_guessed(r->g, v) || (vc >= 0 && wfg_guessed(r->g, vc))))
+			r->ranks[v].role = ANL_ROLE_DEADLOCKED;
+	}
 }
 
 /* Stuck ranks outside the cycles that wait on an exited (or, in the
@@ -204,7 +236,7 @@ static void assign_roles(struct anl_result *r, const uint8_t *rel)
 	}
 }
 
-static void explain(struct anl_result *r, const uint8_t *rel)
+static void explain(struct anl_result *r, const uint8_t *rel, bool worst)
 {
 	int n = wfg_nnodes(r->g), ncomp = 0;
 	uint8_t *keep = xmalloc((size_t)n + 1), *cyclic = NULL;
@@ -215,6 +247,8 @@ static void explain(struct anl_result *r, const uint8_t *rel)
 	if (!wfg_scc(r->g, keep, comp, &ncomp, &cyclic))
 		explain_cycles(r, comp, ncomp, cyclic);
 	explain_dead(r, rel);
+	if (worst)
+		mark_guessed(r, rel);
 	free(cyclic);
 	free(comp);
 	free(keep);
@@ -244,7 +278,7 @@ void anl_decide(struct anl_result *r)
 		}
 	}
 	if (r->verdict != ANL_NO_DEADLOCK)
-		explain(r, basis);
+		explain(r, basis, basis == pes);
 	assign_roles(r, basis);
 	free(opt);
 	free(pes);

@@ -1,0 +1,370 @@
+/* analyze_test.c - wait-for semantics case by case, on built snapshots. */
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "support/snapbuild.h"
+
+/* The JSON report of s, parsed (caller puts it). */
+static json_object *report(const struct snap *s, enum anl_verdict *v)
+{
+	struct anl_result *r = anl_analyze(s);
+	struct anl_opts o = { .format = ANL_FORMAT_JSON };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_object *j;
+
+	anl_report(r, &o, f);
+	fclose(f);
+	*v = anl_verdict(r);
+	anl_result_free(r);
+	j = json_tokener_parse(text);
+	cr_assert_not_null(j, "report is not JSON:\n%s", text);
+	free(text);
+	return j;
+}
+
+/* A JSON array of ints as "0,1,2". */
+static char *ints(json_object *j, const char *key)
+{
+	json_object *a = json_object_object_get(j, key);
+	static char buf[4096];
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d",
+				      i ? "," : "",
+				      json_object_get_int(
+					      json_object_array_get_idx(a, i)));
+	return buf;
+}
+
+static const char *first_cycle_kind(json_object *j)
+{
+	json_object *c = json_object_object_get(j, "cycles");
+
+	if (!c || !json_object_array_length(c))
+		return "";
+	return json_object_get_string(json_object_object_get(
+		json_object_array_get_idx(c, 0), "kind"));
+}
+
+#define EXPECT(s, verdict, dead)                                          \
+	do {                                                               \
+		enum anl_verdict v_;                                       \
+		json_object *j_ = report(s, &v_);                          \
+		cr_expect_eq(v_, verdict, "verdict %d", v_);               \
+		cr_expect_str_eq(ints(j_, "deadlocked"), dead);            \
+		json_object_put(j_);                                       \
+	} while (0)
+
+Test(analyze, ring_of_three_is_a_deadlock_cycle)
+{
+	struct snap *s = sb_ring(3);
+	enum anl_verdict v;
+	json_object *j = report(s, &v);
+
+	cr_expect_eq(v, ANL_DEADLOCK);
+	cr_expect_str_eq(ints(j, "deadlocked"), "0,1,2");
+	cr_expect_str_eq(first_cycle_kind(j), "cycle");
+	json_object_put(j);
+	snap_free(s);
+}
+
+Test(analyze, ring_of_64_is_one_cycle)
+{
+	struct snap *s = sb_ring(64);
+	enum anl_verdict v;
+	json_object *j = report(s, &v);
+	json_object *c = json_object_object_get(j, "cycles");
+
+	cr_expect_eq(v, ANL_DEADLOCK);
+	cr_assert_eq(json_object_array_length(c), 1);
+	cr_expect_eq(json_object_array_length(json_object_object_get(
+			     json_object_array_get_idx(c, 0), "edges")), 64);
+	json_object_put(j);
+	snap_free(s);
+}
+
+Test(analyze, head_to_head_sends_deadlock)
+{
+	struct snap *s = sb_new(2);
+
+	sb_send(s, 0, 1, 1, "h2h.c", 10);
+	sb_send(s, 1, 0, 1, "h2h.c", 10);
+	EXPECT(s, ANL_DEADLOCK, "0,1");
+	snap_free(s);
+}
+
+Test(analyze, wildcard_receive_released_by_an_active_rank)
+{
+	struct snap *s = sb_new(3);
+
+	sb_call(s, 0, "MPI_Recv", "wild.c", 5);
+	sb_op(s, 0, SNAP_OP_RECV, 0, -1, -1, 8);
+	sb_recv(s, 1, 0, 3, "wild.c", 9);
+	/* rank 2 computes: it may still send to 0 */
+	EXPECT(s, ANL_NO_DEADLOCK, "");
+	snap_free(s);
+}
+
+Test(analyze, wildcard_receive_nobody_can_satisfy_is_a_knot)
+{
+	struct snap *s = sb_new(3);
+	enum anl_verdict v;
+	json_object *j;
+
+	sb_call(s, 0, "MPI_Recv", "wild.c", 5);
+	sb_op(s, 0, SNAP_OP_RECV, 0, -1, -1, 8);
+	sb_recv(s, 1, 0, 3, "wild.c", 9);
+	sb_recv(s, 2, 1, 3, "wild.c", 9);
+	j = report(s, &v);
+	cr_expect_eq(v, ANL_DEADLOCK);
+	/* rank 2 is in the knot: a send from it would release rank 0 */
+	cr_expect_str_eq(ints(j, "deadlocked"), "0,1,2");
+	cr_expect_str_eq(first_cycle_kind(j), "knot");
+	json_object_put(j);
+	snap_free(s);
+}
+
+static struct snap *waits(const char *call)
+{
+	struct snap *s = sb_new(4);
+
+	/* rank 0 waits on receives from 1 and 2; 1 is stuck on 0, 2 runs */
+	sb_call(s, 0, call, "wait.c", 20);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 1, 0, 8);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 2, 0, 8);
+	sb_recv(s, 1, 0, 0, "wait.c", 30);
+	return s;
+}
+
+Test(analyze, waitall_with_one_peer_stuck_deadlocks)
+{
+	struct snap *s = waits("MPI_Waitall");
+
+	EXPECT(s, ANL_DEADLOCK, "0,1");
+	snap_free(s);
+}
+
+Test(analyze, waitany_with_one_peer_stuck_goes_on)
+{
+	struct snap *s = waits("MPI_Waitany");
+
+	EXPECT(s, ANL_NO_DEADLOCK, "");
+	snap_free(s);
+}
+
+Test(analyze, collective_with_a_missing_member_deadlocks)
+{
+	struct snap *s = sb_new(4);
+
+	for (int i = 0; i < 3; i++)
+		sb_call(s, i, "MPI_Barrier", "coll.c", 20);
+	sb_recv(s, 3, 0, 5, "coll.c", 18);
+	EXPECT(s, ANL_DEADLOCK, "0,1,2,3");
+	snap_free(s);
+}
+
+Test(analyze, collective_with_every_member_in_it_is_not_a_deadlock)
+{
+	struct snap *s = sb_new(4);
+
+	for (int i = 0; i < 4; i++)
+		sb_call(s, i, "MPI_Allreduce", "coll.c", 20);
+	EXPECT(s, ANL_NO_DEADLOCK, "");
+	snap_free(s);
+}
+
+Test(analyze, two_collectives_on_one_communicator_are_a_mismatch)
+{
+	struct snap *s = sb_new(4);
+	enum anl_verdict v;
+	json_object *j;
+
+	sb_call(s, 0, "MPI_Barrier", "mm.c", 10);
+	sb_call(s, 1, "MPI_Barrier", "mm.c", 10);
+	sb_call(s, 2, "MPI_Bcast", "mm.c", 12);
+	sb_call(s, 3, "MPI_Bcast", "mm.c", 12);
+	j = report(s, &v);
+	cr_expect_eq(v, ANL_DEADLOCK);
+	cr_expect_str_eq(ints(j, "deadlocked"), "0,1,2,3");
+	cr_expect_str_eq(first_cycle_kind(j), "collective mismatch");
+	json_object_put(j);
+	snap_free(s);
+}
+
+static struct snap *partial(const char *others)
+{
+	struct snap *s = sb_new(8);
+
+	sb_send(s, 3, 5, 1, "part.c", 40);
+	sb_send(s, 5, 3, 1, "part.c", 40);
+	for (int i = 0; i < 8; i++)
+		if (i != 3 && i != 5)
+			sb_call(s, i, others, "part.c", 50);
+	return s;
+}
+
+Test(analyze, partial_deadlock_with_the_others_active)
+{
+	struct snap *s = partial(NULL);
+	enum anl_verdict v;
+	json_object *j = report(s, &v);
+
+	cr_expect_eq(v, ANL_DEADLOCK);
+	cr_expect_str_eq(ints(j, "deadlocked"), "3,5");
+	cr_expect_str_eq(ints(j, "behind"), "");
+	json_object_put(j);
+	snap_free(s);
+}
+
+Test(analyze, partial_deadlock_with_the_others_behind_in_a_barrier)
+{
+	struct snap *s = partial("MPI_Barrier");
+	enum anl_verdict v;
+	json_object *j = report(s, &v);
+
+	cr_expect_eq(v, ANL_DEADLOCK);
+	cr_expect_str_eq(ints(j, "deadlocked"), "3,5");
+	cr_expect_str_eq(ints(j, "behind"), "0,1,2,4,6,7");
+	json_object_put(j);
+	snap_free(s);
+}
+
+Test(analyze, receive_from_an_exited_peer_deadlocks)
+{
+	struct snap *s = sb_new(3);
+	enum anl_verdict v;
+	json_object *j;
+
+	sb_state(s, 0, SNAP_RANK_GONE, "exited with status 1");
+	sb_recv(s, 1, 0, 4, "gone.c", 7);
+	j = report(s, &v);
+	cr_expect_eq(v, ANL_DEADLOCK);
+	cr_expect_str_eq(ints(j, "deadlocked"), "1");
+	cr_expect_str_eq(first_cycle_kind(j), "dead peer");
+	json_object_put(j);
+	snap_free(s);
+}
+
+Test(analyze, sub_communicator_peers_are_translated_to_global_ranks)
+{
+	struct snap *s = sb_new(4);
+	int row[2] = { 3, 1 };
+	int c = sb_comm(s, 5, "row", 2, row);
+
+	/* local 0 (global 3) and local 1 (global 1) receive from each other */
+	sb_call(s, 3, "MPI_Recv", "row.c", 3);
+	sb_op(s, 3, SNAP_OP_RECV, c, 1, 2, 16);
+	sb_call(s, 1, "MPI_Recv", "row.c", 3);
+	sb_op(s, 1, SNAP_OP_RECV, c, 0, 2, 16);
+	EXPECT(s, ANL_DEADLOCK, "1,3");
+	snap_free(s);
+}
+
+Test(analyze, unreadable_rank_that_could_release_makes_it_incomplete)
+{
+	struct snap *s = sb_new(3);
+
+	sb_state(s, 2, SNAP_RANK_UNREAD, "ptrace: Operation not permitted");
+	sb_recv(s, 0, 2, 1, "u.c", 5);
+	sb_recv(s, 1, 0, 1, "u.c", 6);
+	EXPECT(s, ANL_INCOMPLETE, "0");
+	snap_free(s);
+}
+
+Test(analyze, unreadable_rank_outside_the_cycle_still_deadlock)
+{
+	struct snap *s = sb_ring(3);
+
+	snap_set_nranks(s, 4);
+	sb_state(s, 3, SNAP_RANK_REMOTE, "on host node2");
+	EXPECT(s, ANL_DEADLOCK, "0,1,2");
+	snap_free(s);
+}
+
+Test(analyze, wrong_tag_receive_against_finalize_deadlocks)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Finalize", "tag.c", 30);
+	sb_recv(s, 1, 0, 2, "tag.c", 22);
+	EXPECT(s, ANL_DEADLOCK, "0,1");
+	snap_free(s);
+}
+
+Test(analyze, every_rank_in_finalize_is_not_a_deadlock)
+{
+	struct snap *s = sb_new(3);
+
+	for (int i = 0; i < 3; i++)
+		sb_call(s, i, "MPI_Finalize", "fin.c", 30);
+	EXPECT(s, ANL_NO_DEADLOCK, "");
+	snap_free(s);
+}
+
+Test(analyze, rank_whose_progress_changed_is_not_blocked)
+{
+	struct snap *s = sb_ring(3);
+
+	s->ranks[1].progress = SNAP_PROGRESS_CHANGED;
+	EXPECT(s, ANL_NO_DEADLOCK, "");
+	snap_free(s);
+}
+
+Test(analyze, recv_with_no_visible_op_is_inferred_deadlock_when_all_blocked)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Recv", "n.c", 3);
+	s->ranks[0].queues = SNAP_QUEUES_NONE;
+	s->ranks[0].queues_reason = snap_str(s, "no information");
+	sb_recv(s, 1, 0, 1, "n.c", 4);
+	EXPECT(s, ANL_DEADLOCK, "0,1");
+	snap_free(s);
+}
+
+Test(analyze, recv_with_no_visible_op_next_to_an_active_rank_is_incomplete)
+{
+	struct snap *s = sb_new(3);
+
+	sb_call(s, 0, "MPI_Recv", "n.c", 3);
+	EXPECT(s, ANL_INCOMPLETE, "0");
+	snap_free(s);
+}
+
+Test(analyze, two_threads_blocked_release_on_either)
+{
+	struct snap *s = sb_new(3);
+	struct snap_rank *r = &s->ranks[0];
+
+	sb_call(s, 0, "MPI_Recv", "mt.c", 3);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 1, 0, 8);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 2, 0, 8);
+	r->nthreads = 2;
+	r->threads = calloc(2, sizeof(*r->threads));
+	r->threads[0].mpi_call = snap_str(s, "MPI_Recv");
+	r->threads[1].mpi_call = snap_str(s, "MPI_Recv");
+	sb_recv(s, 1, 0, 0, "mt.c", 9);
+	EXPECT(s, ANL_NO_DEADLOCK, "");
+	snap_free(s);
+}
+
+Test(analyze, exit_code_follows_the_verdict)
+{
+	struct snap *s = sb_ring(2);
+	struct anl_result *r = anl_analyze(s);
+
+	cr_expect_eq(anl_exit_code(r), 1);
+	anl_result_free(r);
+	s->ranks[0].progress = SNAP_PROGRESS_CHANGED;
+	r = anl_analyze(s);
+	cr_expect_eq(anl_exit_code(r), 0);
+	anl_result_free(r);
+	snap_free(s);
+}

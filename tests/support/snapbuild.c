@@ -1,0 +1,122 @@
+/* snapbuild.c - hand-built snapshots for the analyzer's tests. */
+#include "support/snapbuild.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "md.h"
+
+static void add_member(struct snap_rank *r, int comm, int local)
+{
+	r->members = xrealloc(r->members, ((size_t)r->nmembers + 1) *
+						  sizeof(*r->members));
+	r->members[r->nmembers].comm = comm;
+	r->members[r->nmembers].local_rank = local;
+	r->nmembers++;
+}
+
+int sb_comm(struct snap *s, uint64_t id, const char *name, int size,
+	    const int *group)
+{
+	int c = snap_comm_intern(s, id, name, size, group);
+
+	for (int i = 0; i < size; i++)
+		add_member(&s->ranks[group[i]], c, i);
+	return c;
+}
+
+struct snap *sb_new(int n)
+{
+	struct snap *s = snap_new();
+	int *world = xmalloc((size_t)n * sizeof(int));
+
+	snap_set_nranks(s, n);
+	s->looks = 2;
+	s->interval_ms = 100;
+	for (int i = 0; i < n; i++) {
+		world[i] = i;
+		s->ranks[i].state = SNAP_RANK_COLLECTED;
+		s->ranks[i].progress = SNAP_PROGRESS_STABLE;
+		s->ranks[i].queues = SNAP_QUEUES_OK;
+		s->ranks[i].pid = 1000 + i;
+		s->ranks[i].host = snap_str(s, "node1");
+	}
+	sb_comm(s, 0, "MPI_COMM_WORLD", n, world);
+	free(world);
+	return s;
+}
+
+void sb_call(struct snap *s, int rank, const char *call, const char *file,
+	     int line)
+{
+	struct snap_rank *r = &s->ranks[rank];
+
+	r->mpi_call = snap_str(s, call);
+	r->call_func = call ? snap_str(s, "main") : NULL;
+	r->call_file = call ? snap_str(s, file) : NULL;
+	r->call_line = call ? line : 0;
+}
+
+struct snap_op *sb_op(struct snap *s, int rank, enum snap_op_kind kind,
+		      int comm, int peer_local, int tag, uint64_t len)
+{
+	struct snap_rank *r = &s->ranks[rank];
+	struct snap_op *op;
+	char extra[64];
+
+	r->ops = xrealloc(r->ops, ((size_t)r->nops + 1) * sizeof(*r->ops));
+	op = &r->ops[r->nops++];
+	*op = (struct snap_op){ 0 };
+	op->kind = kind;
+	op->status = SNAP_ST_PENDING;
+	op->comm = comm;
+	op->peer_local = peer_local;
+	op->peer_global = peer_local >= 0 ? s->comms[comm].group[peer_local]
+					  : -1;
+	op->any_tag = tag < 0;
+	op->tag = tag;
+	op->length = len;
+	op->actual_local = op->actual_global = -1;
+	op->request = 0x1000 + 0x100 * (uint64_t)r->nops;
+	snprintf(extra, sizeof(extra), "%s: 0x%llx",
+		 kind == SNAP_OP_SEND ? "Send" : "Receive",
+		 (unsigned long long)op->request);
+	op->extra[0] = snap_str(s, extra);
+	op->nextra = 1;
+	return op;
+}
+
+void sb_recv(struct snap *s, int rank, int peer, int tag, const char *file,
+	     int line)
+{
+	sb_call(s, rank, "MPI_Recv", file, line);
+	sb_op(s, rank, SNAP_OP_RECV, 0, peer, tag, 4096);
+}
+
+void sb_send(struct snap *s, int rank, int peer, int tag, const char *file,
+	     int line)
+{
+	sb_call(s, rank, "MPI_Ssend", file, line);
+	sb_op(s, rank, SNAP_OP_SEND, 0, peer, tag, 4096);
+}
+
+void sb_state(struct snap *s, int rank, enum snap_rank_state st,
+	      const char *reason)
+{
+	s->ranks[rank].state = st;
+	s->ranks[rank].reason = snap_str(s, reason);
+	if (st != SNAP_RANK_COLLECTED) {
+		s->ranks[rank].progress = SNAP_PROGRESS_UNKNOWN;
+		sb_call(s, rank, NULL, NULL, 0);
+		s->ranks[rank].nops = 0;
+	}
+}
+
+struct snap *sb_ring(int n)
+{
+	struct snap *s = sb_new(n);
+
+	for (int i = 0; i < n; i++)
+		sb_recv(s, i, (i + 1) % n, 7, "ring.c", 14);
+	return s;
+}

@@ -1,0 +1,39 @@
+/*
+ * snapbuild.h - snapshots built in C for the analyzer's tests, through
+ * the snap.h API.  Every function ends the test program on misuse; the
+ * snapshot is the caller's (snap_free).
+ */
+#ifndef MD_SNAPBUILD_H
+#define MD_SNAPBUILD_H
+
+#include <stdint.h>
+
+#include "snap.h"
+
+/* n collected ranks, progress STABLE, queues read, not in MPI, all
+ * members of MPI_COMM_WORLD (id 0, index 0). */
+struct snap *sb_new(int n);
+/* Put rank in call at file:line (function "main"); call NULL: not in MPI. */
+void sb_call(struct snap *s, int rank, const char *call, const char *file,
+	     int line);
+/* Add a communicator (copied group of global ranks) with its members;
+ * returns its index. */
+int sb_comm(struct snap *s, uint64_t id, const char *name, int size,
+	    const int *group);
+/* A pending op of rank on comm towards local peer (-1: any source), tag
+ * (-1: any tag), len bytes, with one extra_text line. */
+struct snap_op *sb_op(struct snap *s, int rank, enum snap_op_kind kind,
+		      int comm, int peer_local, int tag, uint64_t len);
+/* rank in MPI_Recv from peer (world) at file:line, tag, 4096 bytes. */
+void sb_recv(struct snap *s, int rank, int peer, int tag, const char *file,
+	     int line);
+/* rank in MPI_Ssend to peer (world), tag, 4096 bytes. */
+void sb_send(struct snap *s, int rank, int peer, int tag, const char *file,
+	     int line);
+/* Change a rank's state, with a reason. */
+void sb_state(struct snap *s, int rank, enum snap_rank_state st,
+	      const char *reason);
+/* A ring of n: rank i in MPI_Recv from (i + 1) % n, tag 7, at ring.c:14. */
+struct snap *sb_ring(int n);
+
+#endif /* MD_SNAPBUILD_H */
