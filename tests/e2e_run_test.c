@@ -1,0 +1,243 @@
+/*
+ * e2e_run_test.c - `run`, mpirun's --get-stack-traces hook and the Slurm
+ * recipe on real Open MPI jobs (suite e2e_run; needs mpicc and mpirun).
+ *
+ * The job is a two-rank ring of blocking receives, compiled here, that
+ * writes each rank's pid to DIR/rank.N.pid: every test checks that no
+ * rank is left, and kills the ones that are (by pid) before failing.
+ *
+ * Where the report itself depends on the collector (--attach), a failed
+ * collection (exit 3) skips the test with the collector's message while
+ * the collector is being written; MD_E2E_STRICT=1 turns that into a
+ * failure.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support/run_proc.h"
+
+#define S(lit) ((char *)(lit))
+#define MPIRUN S("mpirun"), S("--allow-run-as-root"), S("--oversubscribe"), \
+	S("--mca"), S("pml"), S("ob1"), S("-np"), S("2")
+
+static const char ring_src[] =
+	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(int argc, char **argv)\n{\n"
+	"	int rank, size, x = 0;\n	char p[4096];\n	FILE *f;\n"
+	"	MPI_Init(&argc, &argv);\n"
+	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+	"	MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
+	"	if ((f = fopen(p, \"w\"))) {\n"
+	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
+	"	MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD,\n"
+	"		 MPI_STATUS_IGNORE);\n"
+	"	MPI_Finalize();\n	return 0;\n}\n";
+
+struct e2e {
+	char *dir;
+	char prog[4096];
+	char out[4096];
+	char err[4096];
+};
+
+static void e2e_setup(struct e2e *e)
+{
+	char src[4096], *cc[] = { S("mpicc"), S("-g"), S("-o"), e->prog, src,
+				  NULL };
+	FILE *f;
+
+	if (!rp_bin())
+		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
+	if (system("command -v mpicc >/dev/null && command -v mpirun >/dev/null"))
+		cr_skip_test("mpicc or mpirun not installed");
+	e->dir = rp_tmpdir();
+	cr_assert(e->dir);
+	snprintf(src, sizeof(src), "%s/ring.c", e->dir);
+	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
+	snprintf(e->out, sizeof(e->out), "%s/out", e->dir);
+	snprintf(e->err, sizeof(e->err), "%s/err", e->dir);
+	f = fopen(src, "w");
+	fputs(ring_src, f);
+	fclose(f);
+	cr_assert_eq(rp_wait(rp_spawn(cc, NULL, NULL, NULL), 60000), 0,
+		     "mpicc failed");
+	setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+}
+
+/* Every rank of the job must be gone; kill survivors, then fail. */
+static void e2e_no_rank_left(struct e2e *e)
+{
+	pid_t pids[2];
+	int n = rp_rank_pids(e->dir, pids, 2), alive = 0;
+
+	for (int i = 0; i < 200; i++) {
+		alive = 0;
+		for (int j = 0; j < n; j++)
+			alive += rp_alive(pids[j]);
+		if (!alive)
+			break;
+		usleep(50000);
+	}
+	rp_kill_all(pids, n);
+	/* assert, not expect: a later skip must not hide this failure. */
+	cr_assert_eq(n, 2, "the ranks never started");
+	cr_assert_eq(alive, 0, "%d rank(s) still alive", alive);
+}
+
+static void e2e_done(struct e2e *e)
+{
+	rp_rmdir(e->dir);
+	free(e->dir);
+}
+
+static void e2e_collector_skip(int code, const char *err)
+{
+	if (code == 3 && !getenv("MD_E2E_STRICT"))
+		cr_skip_test("collection failed (collector not functional yet?): %s",
+			     err);
+}
+
+static int wait_ranks(struct e2e *e)
+{
+	pid_t pids[2];
+	int n = 0;
+
+	for (int i = 0; i < 300 && n < 2; i++) {
+		usleep(50000);
+		n = rp_rank_pids(e->dir, pids, 2);
+	}
+	return n;
+}
+
+Test(e2e_run, run_reports_a_ring_deadlock_at_the_deadline_and_ends_the_job,
+     .timeout = 90)
+{
+	struct e2e e;
+	int code;
+	char *out, *err;
+
+	e2e_setup(&e);
+	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=4"), S("-q"),
+			 S("--"), MPIRUN, e.prog, e.dir, NULL };
+	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
+	out = rp_slurp(e.out);
+	err = rp_slurp(e.err);
+	e2e_no_rank_left(&e);
+	e2e_collector_skip(code, err);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
+		     err);
+	cr_expect(strstr(out, "0") && strstr(out, "1"),
+		  "report does not name ranks 0 and 1: %s", out);
+	free(out);
+	free(err);
+	e2e_done(&e);
+}
+
+/* gstack is a copy of scripts/gstack in PREFIX/libexec/mpi-deadlock,
+ * next to PREFIX/bin/mpi-deadlock, as make install lays them out. */
+static void e2e_install_gstack(struct e2e *e)
+{
+	char *cmd = NULL, *path = NULL;
+
+	if (asprintf(&cmd,
+		     "mkdir -p %1$s/bin %1$s/libexec/mpi-deadlock && ln -s %2$s %1$s/bin/mpi-deadlock && cp scripts/gstack %1$s/libexec/mpi-deadlock/gstack",
+		     e->dir, rp_bin()) < 0 ||
+	    system(cmd))
+		cr_assert_fail("installing gstack into %s failed (run from the source tree)",
+			       e->dir);
+	if (asprintf(&path, "%s/libexec/mpi-deadlock:%s", e->dir,
+		     getenv("PATH")) < 0)
+		cr_assert_fail("asprintf");
+	setenv("PATH", path, 1);
+	setenv("XDG_RUNTIME_DIR", e->dir, 1);
+	unsetenv("MPI_DEADLOCK");
+	free(cmd);
+	free(path);
+}
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+Test(e2e_run, get_stack_traces_hook_reports_once_per_job, .timeout = 120)
+{
+	struct e2e e;
+	char *all, *out, *err;
+	int code;
+
+	e2e_setup(&e);
+	char *argv[] = { MPIRUN, S("--timeout"), S("3"),
+			 S("--get-stack-traces"), e.prog, e.dir, NULL };
+	e2e_install_gstack(&e);
+	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 80000);
+	out = rp_slurp(e.out);
+	err = rp_slurp(e.err);
+	e2e_no_rank_left(&e);
+	cr_assert_neq(code, -1, "mpirun did not end in 80 s");
+	if (asprintf(&all, "%s%s", out, err) < 0)
+		cr_assert_fail("asprintf");
+	cr_expect_eq(count(all, "STACK TRACE FOR PROC"), 2,
+		     "gstack not run once per rank: %s", all);
+	cr_expect_eq(count(all, "see the report above"), 1,
+		     "want one pointer line (the second rank): %s", all);
+	/* The hook is what this test is about; the pid -> rank line needs
+	 * the first call's snapshot. */
+	if (strstr(all, "could not collect") && !getenv("MD_E2E_STRICT"))
+		cr_log_warn("collection failed (collector not functional yet?): rank line not checked");
+	else
+		cr_expect(strstr(all, "rank 0 (pid") ||
+				  strstr(all, "rank 1 (pid"),
+			  "second call did not name its rank: %s", all);
+	free(all);
+	free(out);
+	free(err);
+	e2e_done(&e);
+}
+
+Test(e2e_run, slurm_recipe_reports_on_usr1_and_ends_the_job, .timeout = 120)
+{
+	struct e2e e;
+	char junit[4200], *err;
+	pid_t shell;
+	int code;
+
+	e2e_setup(&e);
+	char *argv[] = { S("bash"), S("tests/support/slurm-recipe.sh"),
+			 S("-np"), S("2"), e.prog, e.dir, NULL };
+	cr_assert(access(argv[1], R_OK) == 0, "run from the source tree");
+	setenv("MPI_DEADLOCK", rp_bin(), 1);
+	setenv("MPIRUN", "mpirun --allow-run-as-root --mca pml ob1", 1);
+	setenv("REPORT_DIR", e.dir, 1);
+	setenv("SLURM_JOB_ID", "42", 1);
+	shell = rp_spawn(argv, NULL, e.out, e.err);
+	cr_assert_eq(wait_ranks(&e), 2, "the job did not start");
+	sleep(1);
+	kill(shell, SIGUSR1);
+	code = rp_wait(shell, 60000);
+	err = rp_slurp(e.err);
+	e2e_no_rank_left(&e);
+	cr_expect_neq(code, -1, "the batch shell did not end");
+	cr_expect(strstr(err, "mpi-deadlock exit "), "trap did not run: %s",
+		  err);
+	if (strstr(err, "mpi-deadlock exit 3"))
+		e2e_collector_skip(3, err);
+	cr_expect(strstr(err, "mpi-deadlock exit 1"),
+		  "want a deadlock verdict: %s", err);
+	snprintf(junit, sizeof(junit), "%s/deadlock-42.xml", e.dir);
+	cr_expect(access(junit, R_OK) == 0, "no JUnit file %s", junit);
+	free(err);
+	e2e_done(&e);
+}
