@@ -86,7 +86,7 @@ const char *anl_edge_kind_name(enum anl_edge_kind k)
 const char *anl_cycle_kind_name(enum anl_ckind k)
 {
 	static const char *const names[] = {
-		"cycle", "knot", "collective mismatch", "dead peer",
+		"cycle", "knot", "collective mismatch", "dead peer", "unread peer",
 	};
 	return names[k];
 }
@@ -128,11 +128,11 @@ static const char *cycle_comm(const struct anl_result *r,
 	return anl_comm_name(r, r->world);
 }
 
-static const char *part_phrase(const struct anl_result *r, bool one)
+static const char *part_phrase(const struct anl_result *r)
 {
 	static const char *const single[] = {
 		"in a cycle", "in a knot", "in a collective mismatch",
-		"blocked on an exited rank",
+		"blocked on an exited rank", "blocked on an unread rank",
 	};
 	int k = r->cycles[0].kind;
 
@@ -141,7 +141,6 @@ static const char *part_phrase(const struct anl_result *r, bool one)
 			return "deadlocked in several groups";
 	if (r->ncycles == 1)
 		return single[k];
-	(void)one;
 	return k == ANL_CK_DEAD ? "blocked on exited ranks" :
 	       k == ANL_CK_KNOT ? "in several knots" : "in several cycles";
 }
@@ -155,7 +154,7 @@ static char *deadlock_summary(const struct anl_result *r)
 				 r->ndead + r->nbehind, r->nranks);
 	head = xasprintf("DEADLOCK: %d of %d ranks %s %s (%s)", r->ndead,
 			 r->nranks, r->ndead == 1 ? "is" : "are",
-			 part_phrase(r, r->ndead == 1),
+			 part_phrase(r),
 			 cycle_comm(r, &r->cycles[0]));
 	if (!r->nbehind)
 		return head;

@@ -66,7 +66,13 @@ struct anl_rank {
 	int vcoll;		/* node of the collective it is in, -1 */
 };
 
-enum anl_ckind { ANL_CK_CYCLE, ANL_CK_KNOT, ANL_CK_MISMATCH, ANL_CK_DEAD };
+enum anl_ckind {
+	ANL_CK_CYCLE,
+	ANL_CK_KNOT,
+	ANL_CK_MISMATCH,
+	ANL_CK_DEAD,		/* waits on an exited rank */
+	ANL_CK_UNREAD,		/* waits on a rank not read (worst reading) */
+};
 
 /* One explained part of the deadlock. */
 struct anl_cycle {

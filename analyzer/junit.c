@@ -133,11 +133,15 @@ void anl_report_github(const struct anl_result *r, FILE *out)
 	HASH_CLEAR(hh, table);
 	for (int i = 0; i < n; i++) {
 		s = order[i];
-		fprintf(out, "::error file=%s,line=%d::%s %s waits for rank %d in "
-			     "%s (deadlock)\n", s->file, s->line,
-			s->rs.count == 1 ? "rank" : "ranks",
-			anl_ranges_str(&s->rs), waits_for(r, s->first),
-			s->call ? s->call : "MPI");
+		if (s->rs.count == 1)
+			fprintf(out, "::error file=%s,line=%d::rank %s waits for "
+				     "rank %d in %s (deadlock)\n", s->file,
+				s->line, anl_ranges_str(&s->rs),
+				waits_for(r, s->first), s->call ? s->call : "MPI");
+		else
+			fprintf(out, "::error file=%s,line=%d::ranks %s wait in "
+				     "%s (deadlock)\n", s->file, s->line,
+				anl_ranges_str(&s->rs), s->call ? s->call : "MPI");
 		anl_ranges_free(&s->rs);
 		free(s);
 	}

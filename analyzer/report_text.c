@@ -221,13 +221,17 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 	return k;
 }
 
-static const char *group_text(const struct gkey *k)
+static const char *group_text(const struct anl_result *r,
+			      const struct gkey *k)
 {
+	bool maybe = r->verdict == ANL_INCOMPLETE;
+
 	switch (k->role) {
 	case ANL_ROLE_DEADLOCKED:
-		return "deadlocked";
+		return maybe ? "may be deadlocked" : "deadlocked";
 	case ANL_ROLE_BEHIND:
-		return "waiting behind the deadlock";
+		return maybe ? "waiting behind them" :
+			       "waiting behind the deadlock";
 	case ANL_ROLE_RELEASED:
 		return "waiting on ranks that can go on";
 	case ANL_ROLE_ACTIVE:
@@ -256,7 +260,7 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 		return;
 	}
 	site = anl_site(r, g->first);
-	fprintf(out, "  %s %s: %s, %s\n", who, ranks, site, group_text(&g->key));
+	fprintf(out, "  %s %s: %s, %s\n", who, ranks, site, group_text(r, &g->key));
 	free(site);
 }
 

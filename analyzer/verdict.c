@@ -203,7 +203,8 @@ static void explain_dead(struct anl_result *r, const uint8_t *rel)
 		sink = wfg_edge_to(r->g, path[len - 1]);
 		if (entry[sink] < 0) {
 			entry[sink] = r->ncycles;
-			cy = new_cycle(r, ANL_CK_DEAD);
+			cy = new_cycle(r, r->ranks[sink].state == WFG_GONE ?
+					      ANL_CK_DEAD : ANL_CK_UNREAD);
 			cy->edges = xmalloc(2 * sizeof(int));
 			memcpy(cy->edges, path, (size_t)len * sizeof(int));
 			cy->nedges = len;
@@ -272,7 +273,8 @@ void anl_decide(struct anl_result *r)
 	}
 	for (int i = 0; i < r->nranks; i++) {
 		r->ranks[i].role = ANL_ROLE_BEHIND;
-		if (r->ranks[i].state == WFG_BLOCKED && opt[i] && !pes[i]) {
+		if (r->verdict == ANL_DEADLOCK &&
+		    r->ranks[i].state == WFG_BLOCKED && opt[i] && !pes[i]) {
 			r->ranks[i].miss |= ANL_MISS_MAYBE;
 			r->nmaybe++;
 		}

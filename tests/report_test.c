@@ -1,0 +1,189 @@
+/*
+ * report_test.c - the reports, byte for byte against
+ * tests/expected/reports/.  To regenerate after a deliberate change to
+ * the output, from the repository root:
+ *   MD_REGEN=1 build/md-tests --filter "report/ *"   (without the space)
+ * then review the diff.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "support/snapbuild.h"
+
+#define EXPECTED_DIR "tests/expected/reports/"
+
+static char *render(const struct snap *s, const struct anl_opts *o)
+{
+	struct anl_result *r = anl_analyze(s);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	anl_report(r, o, f);
+	fclose(f);
+	anl_result_free(r);
+	return text;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int c;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&text, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return text;
+}
+
+static void compare(const struct snap *s, const struct anl_opts *o,
+		    const char *name)
+{
+	char path[256], *got = render(s, o), *want;
+
+	snprintf(path, sizeof(path), EXPECTED_DIR "%s", name);
+	if (getenv("MD_REGEN")) {
+		FILE *f = fopen(path, "w");
+
+		cr_assert_not_null(f, "cannot write %s", path);
+		fputs(got, f);
+		fclose(f);
+	}
+	want = slurp(path);
+	if (!want)
+		cr_skip_test("%s not found: run from the repository root", path);
+	cr_expect_str_eq(got, want, "%s differs; got:\n%s", name, got);
+	free(got);
+	free(want);
+}
+
+static const struct anl_opts text = { .format = ANL_FORMAT_TEXT };
+static const struct anl_opts json = { .format = ANL_FORMAT_JSON };
+
+Test(report, ring_of_three_text_names_every_edge)
+{
+	struct snap *s = sb_ring(3);
+
+	compare(s, &text, "ring3.txt");
+	compare(s, &json, "ring3.json");
+	snap_free(s);
+}
+
+Test(report, ring_of_64_text_is_shortened_to_ranges)
+{
+	struct snap *s = sb_ring(64);
+
+	compare(s, &text, "ring64.txt");
+	snap_free(s);
+}
+
+Test(report, collective_with_missing_member_groups_the_barrier)
+{
+	struct snap *s = sb_new(6);
+
+	for (int i = 0; i < 3; i++)
+		sb_call(s, i, "MPI_Barrier", "coll.c", 20);
+	sb_recv(s, 3, 0, 5, "coll.c", 18);
+	compare(s, &text, "coll_missing.txt");
+	snap_free(s);
+}
+
+Test(report, finalize_and_wrong_tag_text)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Finalize", "tag.c", 30);
+	sb_recv(s, 1, 0, 2, "tag.c", 22);
+	compare(s, &text, "finalize_tag.txt");
+	compare(s, &json, "finalize_tag.json");
+	snap_free(s);
+}
+
+Test(report, partial_deadlock_lists_the_rest_as_ranges)
+{
+	struct snap *s = sb_new(8);
+	struct anl_opts gh = { .format = ANL_FORMAT_TEXT, .github = true };
+
+	sb_send(s, 3, 5, 1, "part.c", 40);
+	sb_send(s, 5, 3, 1, "part.c", 40);
+	for (int i = 0; i < 8; i++)
+		if (i != 3 && i != 5)
+			sb_call(s, i, i < 4 ? "MPI_Barrier" : NULL, "part.c", 50);
+	compare(s, &gh, "partial.txt");
+	snap_free(s);
+}
+
+Test(report, sub_communicator_shows_local_and_global_ranks)
+{
+	struct snap *s = sb_new(4);
+	int row[2] = { 3, 1 };
+	int c = sb_comm(s, 5, "row", 2, row);
+
+	sb_call(s, 3, "MPI_Recv", "row.c", 3);
+	sb_op(s, 3, SNAP_OP_RECV, c, 1, 2, 16);
+	sb_call(s, 1, "MPI_Recv", "row.c", 3);
+	sb_op(s, 1, SNAP_OP_RECV, c, 0, -1, 16);
+	compare(s, &text, "subcomm.txt");
+	snap_free(s);
+}
+
+Test(report, unreadable_rank_is_listed_as_missing)
+{
+	struct snap *s = sb_new(3);
+
+	sb_state(s, 2, SNAP_RANK_UNREAD, "ptrace: Operation not permitted");
+	sb_recv(s, 0, 2, 1, "u.c", 5);
+	sb_recv(s, 1, 0, 1, "u.c", 6);
+	compare(s, &text, "unread.txt");
+	snap_free(s);
+}
+
+Test(report, no_deadlock_summary_counts_computing_and_waiting)
+{
+	struct snap *s = sb_new(8);
+
+	for (int i = 2; i < 8; i++)
+		sb_recv(s, i, i % 2, 0, "ok.c", 9);
+	compare(s, &text, "nodeadlock.txt");
+	snap_free(s);
+}
+
+Test(report, dot_shows_the_deadlocked_part)
+{
+	struct snap *s = sb_ring(3);
+	struct anl_opts dot = { .format = ANL_FORMAT_DOT };
+
+	compare(s, &dot, "ring3.dot");
+	snap_free(s);
+}
+
+Test(report, junit_failure_carries_the_verdict)
+{
+	struct snap *s = sb_ring(2);
+	struct anl_result *r = anl_analyze(s);
+	char path[] = "/tmp/md-junit-XXXXXX", *xml;
+	int fd = mkstemp(path);
+
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_assert_eq(anl_write_junit(r, "job <1>", path), 0);
+	xml = slurp(path);
+	unlink(path);
+	cr_assert_not_null(xml);
+	cr_expect(strstr(xml, "<testcase name=\"job &lt;1&gt;\""), "%s", xml);
+	cr_expect(strstr(xml, "<failure message=\"DEADLOCK: 2 of 2 ranks are "
+			      "in a cycle (MPI_COMM_WORLD)\">"), "%s", xml);
+	free(xml);
+	anl_result_free(r);
+	snap_free(s);
+}
