@@ -1,0 +1,225 @@
+/*
+ * dwlines_test.c - source lines of call sites, checked against return
+ * addresses and __LINE__ printed by a program compiled here.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collector/dwlines.h"
+#include "../collector/elfsym.h"
+#include "md.h"
+#include "support/elf_fixture.h"
+
+/* Each call to where() prints its return address and the caller's line:
+ * what a stack walk gives for a caller's frame.  NO_TAIL_CALL keeps -O2
+ * from turning the calls into jumps (the return address would then be
+ * main's). */
+static const char prog_src[] =
+	"#include <stdio.h>\n"
+	"#define NO_TAIL_CALL __asm__ volatile(\"\" ::: \"memory\")\n"
+	"__attribute__((noinline)) void where(int line)\n"
+	"{\n"
+	"	printf(\"ra %p %d\\n\", __builtin_return_address(0), line);\n"
+	"}\n"
+	"__attribute__((noinline)) void caller_one(void)\n"
+	"{\n"
+	"	where(__LINE__);\n"
+	"	NO_TAIL_CALL;\n"
+	"}\n"
+	"__attribute__((noinline)) static void caller_two(int n)\n"
+	"{\n"
+	"	if (n > 1)\n"
+	"		where(__LINE__);\n"
+	"	else\n"
+	"		where(__LINE__);\n"
+	"	NO_TAIL_CALL;\n"
+	"}\n"
+	"int main(void)\n"
+	"{\n"
+	"	printf(\"main %p\\n\", (void *)main);\n"
+	"	caller_one();\n"
+	"	caller_two(2);\n"
+	"	caller_two(0);\n"
+	"	return 0;\n"
+	"}\n";
+
+static const char *const callers[] = { "caller_one", "caller_two",
+				       "caller_two" };
+
+struct lprog {
+	char *dir, *path, *out;
+	uint64_t bias;
+	struct es_image *img;
+};
+
+static struct lprog build(const char *flags)
+{
+	struct lprog p;
+	unsigned long long main_rt;
+	uint64_t main_file;
+
+	p.dir = ef_tmpdir();
+	p.path = ef_cc(p.dir, "lines", prog_src, flags, NULL);
+	cr_assert_not_null(p.path, "cc failed");
+	p.out = ef_output("'%s'", p.path);
+	cr_assert_not_null(p.out);
+	cr_assert_eq(sscanf(strstr(p.out, "main "), "main %llx", &main_rt), 1);
+	cr_assert_eq(es_image_open(p.path, &p.img), 0);
+	cr_assert_eq(es_lookup(p.img, "main", &main_file), 0);
+	p.bias = main_rt - main_file;
+	return p;
+}
+
+static void free_lprog(struct lprog *p)
+{
+	es_image_free(p->img);
+	free(p->path);
+	free(p->out);
+	ef_rmtree(p->dir);
+}
+
+/* Call site i of the program's output: file address of ra - 1, line. */
+static void call_site(const struct lprog *p, int i, uint64_t *addr, int *line)
+{
+	const char *l = p->out;
+	unsigned long long ra;
+	int k;
+
+	for (k = 0; k <= i; k++) {
+		l = strstr(l, "ra ");
+		cr_assert_not_null(l);
+		l += 3;
+	}
+	cr_assert_eq(sscanf(l, "%llx %d", &ra, line), 2);
+	*addr = ra - 1 - p->bias;
+}
+
+static void expect_call_sites(const struct dl_table *t, const struct lprog *p)
+{
+	struct dl_loc loc;
+	uint64_t addr;
+	int line, i;
+
+	for (i = 0; i < 3; i++) {
+		call_site(p, i, &addr, &line);
+		cr_assert_eq(dl_lookup(t, addr, &loc), 0, "call %d", i);
+		cr_expect_str_eq(loc.func, callers[i], "call %d", i);
+		cr_assert_not_null(loc.file);
+		cr_expect_not_null(strstr(loc.file, "lines.c"), "%s", loc.file);
+		cr_expect_eq(loc.line, line, "call %d in %s", i, callers[i]);
+	}
+}
+
+Test(dwlines, call_sites_map_to_their_function_file_and_line)
+{
+	struct lprog p = build("-g -O0");
+	struct dl_table *t;
+
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_expect_gt(dl_table_nrows(t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	free_lprog(&p);
+}
+
+Test(dwlines, call_sites_are_right_when_optimised)
+{
+	struct lprog p = build("-g -O2");
+	struct dl_table *t;
+
+	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	free_lprog(&p);
+}
+
+Test(dwlines, lines_come_from_the_separate_debug_file)
+{
+	struct lprog p = build("-g -O0");
+	struct dl_table *t;
+	char *stripped = xasprintf("%s/stripped", p.dir);
+	char *dbg = xasprintf("%s/stripped.debug", p.dir);
+
+	cr_assert_eq(ef_sh("objcopy --only-keep-debug '%s' '%s' && objcopy "
+			   "--strip-debug --add-gnu-debuglink='%s' '%s' '%s'",
+			   p.path, dbg, dbg, p.path, stripped), 0);
+	cr_assert_eq(dl_table_open(stripped, NULL, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	free(stripped);
+	free(dbg);
+	free_lprog(&p);
+}
+
+Test(dwlines, without_dwarf_names_come_from_the_symbol_table)
+{
+	struct lprog p = build("-O0");
+	struct dl_table *t;
+	struct dl_loc loc;
+	uint64_t addr;
+	int line;
+
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_expect_eq(dl_table_nrows(t), 0);
+	call_site(&p, 0, &addr, &line);
+	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
+	cr_expect_str_eq(loc.func, "caller_one");
+	cr_expect_null(loc.file);
+	cr_expect_eq(loc.line, 0);
+	dl_table_free(t);
+	free_lprog(&p);
+}
+
+Test(dwlines, address_outside_any_code_is_not_found)
+{
+	struct lprog p = build("-g -O0");
+	struct dl_table *t;
+	struct dl_loc loc;
+
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_expect_eq(dl_lookup(t, 0x10, &loc), -MD_E_NOSYM);
+	dl_table_free(t);
+	free_lprog(&p);
+}
+
+Test(dwlines, cache_builds_a_table_once_per_file)
+{
+	struct lprog p = build("-g -O0");
+	struct dl_cache *c = dl_cache_new();
+	const struct dl_table *a, *b;
+
+	cr_assert_eq(dl_cache_get(c, p.path, p.img, &a), 0);
+	cr_assert_eq(dl_cache_get(c, p.path, p.img, &b), 0);
+	cr_expect_eq(a, b);
+	dl_cache_free(c);
+	free_lprog(&p);
+}
+
+Test(dwlines, source_built_libmpi_lines_build_in_reasonable_time)
+{
+	const char *prefix = ef_ompi_g_prefix();
+	char *lib;
+	struct es_image *img;
+	struct dl_table *t;
+	struct dl_loc loc;
+	uint64_t v;
+
+	if (!prefix)
+		cr_skip_test("no source-built Open MPI (run "
+			     "scripts/build-openmpi.sh)");
+	lib = xasprintf("%s/lib/libmpi.so", prefix);
+	cr_assert_eq(es_image_open(lib, &img), 0);
+	cr_assert_eq(dl_table_open(lib, img, &t), 0);
+	fprintf(stderr, "dwlines: libmpi line table: %u rows, %.3f s\n",
+		dl_table_nrows(t), dl_table_build_ns(t) / 1e9);
+	cr_assert_eq(es_lookup(img, "PMPI_Recv", &v), 0);
+	cr_assert_eq(dl_lookup(t, v + 4, &loc), 0);
+	cr_expect_str_eq(loc.func, "PMPI_Recv");
+	cr_expect_not_null(loc.file && strstr(loc.file, "recv.c"), "%s",
+			   loc.file ? loc.file : "(no file)");
+	dl_table_free(t);
+	es_image_free(img);
+	free(lib);
+}
