@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "support/run_proc.h"
 
@@ -167,5 +168,59 @@ Test(cli, attach_to_a_pid_that_does_not_exist_exits_3)
 	md(&r, "--attach", "2147483000", "-q", NULL);
 	cr_expect_eq(r.code, 3, "exit %d: %s", r.code, r.err);
 	cr_expect_str_empty(r.out);
+	rp_result_free(&r);
+}
+
+#define RING3 "tests/fixtures/snapshots/ring3.jsonl"
+
+static void need_fixture(void)
+{
+	need_bin();
+	if (access(RING3, R_OK))
+		cr_skip_test(RING3 " not found: run from the source tree");
+}
+
+Test(cli, analyze_of_a_deadlocked_snapshot_exits_1_and_writes_junit)
+{
+	char junit[] = "/tmp/md-cli-junit.XXXXXX", *xml;
+	struct rp_result r;
+	int fd = mkstemp(junit);
+
+	need_fixture();
+	close(fd);
+	md(&r, "analyze", RING3, "--junit", junit);
+	cr_expect_eq(r.code, 1, "exit %d: %s", r.code, r.err);
+	cr_expect(strstr(r.out, "DEADLOCK"), "%s", r.out);
+	xml = rp_slurp(junit);
+	cr_expect(strstr(xml, "<testsuite"), "junit: %s", xml);
+	free(xml);
+	unlink(junit);
+	rp_result_free(&r);
+}
+
+Test(cli, analyze_format_json_reads_the_snapshot_from_stdin)
+{
+	char *argv[] = { (char *)need_bin(), (char *)"analyze", (char *)"-",
+			 (char *)"--format=json", NULL };
+	struct rp_result r;
+
+	need_fixture();
+	rp_run(argv, RING3, 10000, &r);
+	cr_expect_eq(r.code, 1, "exit %d: %s", r.code, r.err);
+	cr_expect(strstr(r.out, "\"verdict\": \"deadlock\""), "%s", r.out);
+	rp_result_free(&r);
+}
+
+Test(cli, no_github_turns_off_annotations_set_by_the_environment)
+{
+	struct rp_result r;
+
+	need_fixture();
+	setenv("GITHUB_ACTIONS", "true", 1);
+	md(&r, "analyze", RING3, NULL, NULL);
+	cr_expect(strstr(r.out, "::error file="), "no annotations: %s", r.out);
+	rp_result_free(&r);
+	md(&r, "analyze", RING3, "--no-github", NULL);
+	cr_expect(!strstr(r.out, "::error"), "annotations: %s", r.out);
 	rp_result_free(&r);
 }
