@@ -58,6 +58,10 @@ $(LIBMD): $(LIB_OBJ)
 $(BIN): $(MAIN_OBJ) $(LIBMD)
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBMD) $(LDLIBS)
 
+# Synthetic snapshots for the benchmarks (scripts/bench-snap.sh).
+$(BUILD)/gensnap: $(BUILD)/tools/gensnap.o $(LIBMD)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIBMD) $(LDLIBS)
+
 $(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedll_v9.so
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs criterion)
 
@@ -92,6 +96,10 @@ asan:
 
 valgrind: $(TESTBIN)
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) MD_UNIT_ONLY=1 valgrind --trace-children=yes --error-exitcode=1 --leak-check=full $(TESTBIN) --jobs 1 --filter '!(e2e*)/*'
+
+# The analyzer's benchmark driver (scripts/bench-analyze.sh).
+$(BUILD)/benchanalyze: $(BUILD)/tools/benchanalyze.o $(LIBMD)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: $(BIN)
 	@scripts/bench.sh $(BUILD)

@@ -8,10 +8,15 @@
 struct anl_result *anl_analyze(const struct snap *s)
 {
 	struct anl_result *r = xcalloc(1, sizeof(*r));
+	long long t0 = md_now_ns(), t1;
 
 	r->s = s;
 	anl_build(r);
+	t1 = md_now_ns();
 	anl_decide(r);
+	md_info("analysis of %d ranks: graph %.3f s (%d nodes, %d edges), "
+		"verdict %.3f s", s->nranks, (t1 - t0) / 1e9,
+		wfg_nnodes(r->g), wfg_nedges(r->g), (md_now_ns() - t1) / 1e9);
 	return r;
 }
 
