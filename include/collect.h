@@ -9,6 +9,18 @@
 
 #include "snap.h"
 
+/* Where the time went, for the benchmark (nanoseconds, all looks). */
+struct col_stats {
+	long long find_ns;	/* process table */
+	long long attach_ns;	/* stopping every thread of every rank */
+	long long setup_ns;	/* DLL, symbols and type index */
+	long long queues_ns;	/* the DLL's queue walk */
+	long long stacks_ns;	/* unwinding and source lines */
+	long long detach_ns;
+	long long wait_ns;	/* sleeping between looks */
+	int ranks_read;
+};
+
 struct col_opts {
 	int pid;		/* mpirun's pid, or one rank's */
 	const char *dll;	/* --dll: use this DLL, NULL: MPIR_dll_name */
@@ -19,6 +31,7 @@ struct col_opts {
 	 * checks it between steps, detaches everything and returns
 	 * -MD_E_INTR. May be NULL. */
 	const volatile sig_atomic_t *stop;
+	struct col_stats *stats;	/* filled when not NULL */
 };
 
 /*
