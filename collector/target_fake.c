@@ -1,0 +1,167 @@
+/*
+ * target_fake.c - a target made of memory regions and texts given by a
+ * test, so that proctable and the MQD DLL host run without a process.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "md.h"
+#include "target.h"
+
+struct fake_region {
+	uint64_t addr;
+	size_t len;
+	unsigned char *data;
+};
+
+struct fake {
+	int nregions;
+	struct fake_region *regions;
+	char *maps;
+	char *exe;
+	int *tids;
+	int ntids;
+	bool gone;
+};
+
+/* A read may span regions that touch each other, byte by byte. */
+static int fake_read(struct tgt *t, uint64_t addr, void *buf, size_t len)
+{
+	struct fake *f = tgt_impl(t);
+	unsigned char *out = buf;
+	size_t done = 0;
+
+	if (f->gone)
+		return -MD_E_GONE;
+	while (done < len) {
+		uint64_t a = addr + done;
+		size_t take = 0;
+
+		for (int i = 0; i < f->nregions && !take; i++) {
+			struct fake_region *r = &f->regions[i];
+
+			if (a < r->addr || a - r->addr >= r->len)
+				continue;
+			take = r->len - (size_t)(a - r->addr);
+			if (take > len - done)
+				take = len - done;
+			memcpy(out + done, r->data + (a - r->addr), take);
+		}
+		if (!take)
+			return -MD_E_FAULT;
+		done += take;
+	}
+	return 0;
+}
+
+static int fake_maps(struct tgt *t, char **text)
+{
+	struct fake *f = tgt_impl(t);
+
+	if (f->gone)
+		return -MD_E_GONE;
+	*text = xstrdup(f->maps ? f->maps : "");
+	return 0;
+}
+
+static int fake_threads(struct tgt *t, int **tids, int *n)
+{
+	struct fake *f = tgt_impl(t);
+
+	if (f->gone)
+		return -MD_E_GONE;
+	*tids = xmalloc((size_t)(f->ntids ? f->ntids : 1) * sizeof(int));
+	if (f->ntids)
+		memcpy(*tids, f->tids, (size_t)f->ntids * sizeof(int));
+	*n = f->ntids;
+	return 0;
+}
+
+static int fake_exe(struct tgt *t, char **path)
+{
+	struct fake *f = tgt_impl(t);
+
+	if (!f->exe)
+		return -MD_E_NOSUCH;
+	*path = xstrdup(f->exe);
+	return 0;
+}
+
+static void fake_detach(struct tgt *t)
+{
+	(void)t;
+}
+
+static void fake_release(struct tgt *t)
+{
+	struct fake *f = tgt_impl(t);
+
+	for (int i = 0; i < f->nregions; i++)
+		free(f->regions[i].data);
+	free(f->regions);
+	free(f->maps);
+	free(f->exe);
+	free(f->tids);
+	free(f);
+}
+
+static const struct tgt_ops fake_ops = {
+	.read = fake_read,
+	.maps = fake_maps,
+	.threads = fake_threads,
+	.exe = fake_exe,
+	.detach = fake_detach,
+	.release = fake_release,
+};
+
+struct tgt *tgt_fake_new(int pid)
+{
+	return tgt_new(pid, &fake_ops, xcalloc(1, sizeof(struct fake)), false);
+}
+
+void tgt_fake_add_region(struct tgt *t, uint64_t addr, const void *data,
+			 size_t len)
+{
+	struct fake *f = tgt_impl(t);
+	struct fake_region *r;
+
+	f->regions = xrealloc(f->regions,
+			      (size_t)(f->nregions + 1) * sizeof(*f->regions));
+	r = &f->regions[f->nregions++];
+	r->addr = addr;
+	r->len = len;
+	r->data = xmalloc(len);
+	memcpy(r->data, data, len);
+}
+
+void tgt_fake_set_maps(struct tgt *t, const char *text)
+{
+	struct fake *f = tgt_impl(t);
+
+	free(f->maps);
+	f->maps = xstrdup(text);
+}
+
+void tgt_fake_set_threads(struct tgt *t, const int *tids, int n)
+{
+	struct fake *f = tgt_impl(t);
+
+	free(f->tids);
+	f->tids = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	if (n)
+		memcpy(f->tids, tids, (size_t)n * sizeof(int));
+	f->ntids = n;
+}
+
+void tgt_fake_set_exe(struct tgt *t, const char *path)
+{
+	struct fake *f = tgt_impl(t);
+
+	free(f->exe);
+	f->exe = xstrdup(path);
+}
+
+void tgt_fake_gone(struct tgt *t)
+{
+	((struct fake *)tgt_impl(t))->gone = true;
+}

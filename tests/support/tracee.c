@@ -1,0 +1,153 @@
+/* tracee.c - a child process for the target and stacks tests. */
+#include "support/tracee.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "md.h"
+
+static volatile uint64_t tr_magic = TR_MAGIC;
+static volatile sig_atomic_t tr_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	tr_usr1++;
+}
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* noinline: the stacks test looks for this very frame. */
+__attribute__((noinline)) void tr_known_wait(int fd, char *byte)
+{
+	while (read(fd, byte, 1) < 0 && errno == EINTR)
+		;
+	__asm__ volatile("" ::: "memory");
+}
+
+static void child_main(int cmd, int reply, int nthreads)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)&tr_magic;
+	pthread_t th;
+	char c = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGUSR1, on_usr1);
+	for (int i = 0; i < nthreads; i++)
+		pthread_create(&th, NULL, sleeper, NULL);
+	if (write(reply, &addr, sizeof(addr)) != sizeof(addr))
+		_exit(1);
+	for (;;) {
+		c = 0;
+		tr_known_wait(cmd, &c);
+		if (c != 'p')
+			_exit(0);
+		int n = (int)tr_usr1;
+		if (write(reply, &n, sizeof(n)) != sizeof(n))
+			_exit(1);
+	}
+}
+
+static int read_timeout(int fd, void *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, timeout_ms) != 1)
+		return -1;
+	return read(fd, buf, len) == (ssize_t)len ? 0 : -1;
+}
+
+int tr_child_start(struct tr_child *c, int nthreads)
+{
+	int to_child[2], from_child[2];
+
+	memset(c, 0, sizeof(*c));
+	c->pid = -1;
+	if (pipe(to_child) < 0 || pipe(from_child) < 0)
+		return -1;
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (c->pid == 0) {
+		close(to_child[1]);
+		close(from_child[0]);
+		child_main(to_child[0], from_child[1], nthreads);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(from_child[1]);
+	c->cmd = to_child[1];
+	c->reply = from_child[0];
+	if (read_timeout(c->reply, &c->magic_addr, sizeof(c->magic_addr),
+			 5000) < 0) {
+		tr_child_end(c);
+		return -1;
+	}
+	/* Let the threads start: the tests count them. */
+	usleep(100 * 1000);
+	return 0;
+}
+
+int tr_child_ping(struct tr_child *c, int timeout_ms)
+{
+	int n;
+
+	if (write(c->cmd, "p", 1) != 1)
+		return -1;
+	if (read_timeout(c->reply, &n, sizeof(n), timeout_ms) < 0)
+		return -1;
+	return n;
+}
+
+void tr_child_end(struct tr_child *c)
+{
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		waitpid(c->pid, NULL, __WALL);
+		close(c->cmd);
+		close(c->reply);
+	}
+	c->pid = -1;
+}
+
+void tr_stderr_begin(struct tr_capture *cap)
+{
+	fflush(stderr);
+	cap->file = tmpfile();
+	cap->saved = dup(2);
+	dup2(fileno(cap->file), 2);
+}
+
+char *tr_stderr_end(struct tr_capture *cap)
+{
+	FILE *f = cap->file;
+
+	long len;
+	char *s;
+
+	fflush(stderr);
+	dup2(cap->saved, 2);
+	close(cap->saved);
+	len = ftell(f);
+	s = xcalloc(1, (size_t)(len > 0 ? len : 0) + 1);
+	rewind(f);
+	if (len > 0 && fread(s, 1, (size_t)len, f) != (size_t)len)
+		s[0] = '\0';
+	fclose(f);
+	return s;
+}

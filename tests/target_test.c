@@ -1,0 +1,295 @@
+/* target_test.c - the target module on forked children and on the fake. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../collector/target.h"
+#include "md.h"
+#include "support/tracee.h"
+
+static struct tgt *attach_or_fail(int pid)
+{
+	struct tgt *t = NULL;
+	int r = tgt_attach(pid, &t);
+
+	cr_assert_eq(r, 0, "tgt_attach(%d): %s", pid, md_strerror(r));
+	return t;
+}
+
+Test(target, attach_reads_variable_and_child_runs_again_after_detach)
+{
+	struct tr_child c;
+	uint64_t v = 0;
+	struct tgt *t;
+
+	cr_assert_eq(tr_child_start(&c, 2), 0);
+	t = attach_or_fail(c.pid);
+	cr_expect(tgt_is_attached(t));
+	cr_expect_eq(tgt_read(t, c.magic_addr, &v, sizeof(v)), 0);
+	cr_expect_eq(v, TR_MAGIC);
+	/* Stopped: a ping stays unanswered while attached. */
+	cr_expect_eq(tr_child_ping(&c, 300), -1);
+	tgt_detach(t);
+	cr_expect(!tgt_is_attached(t));
+	/* It answers the earlier ping first, then this one. */
+	cr_expect_geq(tr_child_ping(&c, 5000), 0, "child did not run again");
+	tgt_free(t);
+	tr_child_end(&c);
+}
+
+Test(target, attach_lists_every_thread_of_the_child)
+{
+	struct tr_child c;
+	const int *tids;
+	int n = 0;
+	struct tgt *t;
+	bool main_seen = false;
+
+	cr_assert_eq(tr_child_start(&c, 3), 0);
+	t = attach_or_fail(c.pid);
+	cr_assert_eq(tgt_threads(t, &tids, &n), 0);
+	cr_expect_eq(n, 4, "threads: %d", n);
+	for (int i = 0; i < n; i++)
+		main_seen |= tids[i] == c.pid;
+	cr_expect(main_seen);
+	tgt_free(t);
+	cr_expect_geq(tr_child_ping(&c, 5000), 0);
+	tr_child_end(&c);
+}
+
+Test(target, read_of_unmapped_address_is_a_quiet_fault)
+{
+	struct tr_child c;
+	struct tr_capture cap;
+	uint64_t v;
+	struct tgt *t;
+	char *err;
+	int r1, r2;
+
+	cr_assert_eq(tr_child_start(&c, 0), 0);
+	t = attach_or_fail(c.pid);
+	tr_stderr_begin(&cap);
+	r1 = tgt_read(t, 8, &v, sizeof(v));
+	r2 = tgt_read(t, 0xffffffff00000000ULL, &v, sizeof(v));
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r1, -MD_E_FAULT);
+	cr_expect_eq(r2, -MD_E_FAULT);
+	cr_expect_str_empty(err);
+	free(err);
+	tgt_free(t);
+	tr_child_end(&c);
+}
+
+Test(target, open_reads_memory_without_stopping)
+{
+	struct tr_child c;
+	uint64_t v = 0;
+	struct tgt *t = NULL;
+
+	cr_assert_eq(tr_child_start(&c, 0), 0);
+	cr_assert_eq(tgt_open(c.pid, &t), 0);
+	cr_expect(!tgt_is_attached(t));
+	cr_expect_eq(tgt_read(t, c.magic_addr, &v, sizeof(v)), 0);
+	cr_expect_eq(v, TR_MAGIC);
+	cr_expect_geq(tr_child_ping(&c, 5000), 0, "an opened child must run");
+	cr_expect_not_null(strstr(tgt_maps_text(t), "[stack]"));
+	tgt_free(t);
+	tr_child_end(&c);
+}
+
+Test(target, exe_is_the_test_binary_for_a_forked_child)
+{
+	struct tr_child c;
+	struct tgt *t = NULL;
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	cr_assert_gt(n, 0);
+	self[n] = '\0';
+	cr_assert_eq(tr_child_start(&c, 0), 0);
+	cr_assert_eq(tgt_open(c.pid, &t), 0);
+	cr_expect_str_eq(tgt_exe(t), self);
+	cr_expect_eq(tgt_pid(t), c.pid);
+	tgt_free(t);
+	tr_child_end(&c);
+}
+
+Test(target, attach_fails_cleanly_when_pid_is_gone)
+{
+	struct tr_capture cap;
+	struct tgt *t = NULL;
+	char *err, want[64];
+	pid_t pid;
+	int r;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	tr_stderr_begin(&cap);
+	r = tgt_attach(pid, &t);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOSUCH);
+	cr_expect_null(t);
+	snprintf(want, sizeof(want), "no process with pid %d", pid);
+	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
+	free(err);
+}
+
+/* A second process seizes the child and stays its tracer. */
+static pid_t start_tracer(pid_t victim)
+{
+	int p[2];
+	char ok = 0;
+	pid_t tracer;
+
+	cr_assert_eq(pipe(p), 0);
+	fflush(NULL);
+	tracer = fork();
+	cr_assert_geq(tracer, 0);
+	if (tracer == 0) {
+		if (ptrace(PTRACE_SEIZE, victim, NULL, NULL) == 0)
+			ok = 1;
+		if (write(p[1], &ok, 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	cr_assert_eq(read(p[0], &ok, 1), 1);
+	close(p[0]);
+	cr_assert_eq(ok, 1, "the helper could not seize the child");
+	return tracer;
+}
+
+Test(target, attach_fails_with_perm_naming_the_tracer_when_already_traced)
+{
+	struct tr_child c;
+	struct tr_capture cap;
+	struct tgt *t = NULL;
+	char *err, want[64];
+	pid_t tracer;
+	int r;
+
+	cr_assert_eq(tr_child_start(&c, 1), 0);
+	tracer = start_tracer(c.pid);
+	tr_stderr_begin(&cap);
+	r = tgt_attach(c.pid, &t);
+	err = tr_stderr_end(&cap);
+	kill(tracer, SIGKILL);
+	waitpid(tracer, NULL, 0);
+	cr_expect_eq(r, -MD_E_PERM);
+	cr_expect_null(t);
+	snprintf(want, sizeof(want), "already traced by pid %d", tracer);
+	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
+	cr_expect_not_null(strstr(err, "PTRACE_SEIZE"), "stderr: %s", err);
+	free(err);
+	/* Nothing of ours is left on the child: it still runs. */
+	cr_expect_geq(tr_child_ping(&c, 5000), 0);
+	tr_child_end(&c);
+}
+
+Test(target, signal_sent_during_attach_is_not_lost)
+{
+	struct tr_child c;
+	struct tgt *t;
+	int got = -1;
+
+	cr_assert_eq(tr_child_start(&c, 1), 0);
+	/* Likely still pending when we stop the child: then it comes back
+	 * as a signal-delivery-stop that detach must re-inject. */
+	kill(c.pid, SIGUSR1);
+	t = attach_or_fail(c.pid);
+	tgt_free(t);
+	for (int i = 0; i < 50 && got < 1; i++)
+		got = tr_child_ping(&c, 5000);
+	cr_expect_eq(got, 1, "SIGUSR1 handled %d times", got);
+	tr_child_end(&c);
+}
+
+Test(target, attach_twice_in_a_row_works)
+{
+	struct tr_child c;
+	struct tgt *t;
+
+	cr_assert_eq(tr_child_start(&c, 1), 0);
+	for (int i = 0; i < 3; i++) {
+		t = attach_or_fail(c.pid);
+		tgt_free(t);
+	}
+	cr_expect_geq(tr_child_ping(&c, 5000), 0);
+	tr_child_end(&c);
+}
+
+Test(target, fake_reads_regions_and_faults_outside)
+{
+	struct tgt *t = tgt_fake_new(77);
+	char a[8] = "abcdefg", b[8] = "hijklmn", buf[16] = { 0 };
+
+	tgt_fake_add_region(t, 0x1000, a, 8);
+	tgt_fake_add_region(t, 0x1008, b, 8);
+	cr_expect_eq(tgt_read(t, 0x1004, buf, 8), 0);
+	cr_expect_arr_eq(buf, "efg\0hijk", 8);
+	cr_expect_eq(tgt_read(t, 0x100c, buf, 8), -MD_E_FAULT);
+	cr_expect_eq(tgt_read(t, 0xfff, buf, 1), -MD_E_FAULT);
+	cr_expect_eq(tgt_pid(t), 77);
+	cr_expect(!tgt_is_attached(t));
+	tgt_fake_gone(t);
+	cr_expect_eq(tgt_read(t, 0x1000, buf, 1), -MD_E_GONE);
+	tgt_free(t);
+}
+
+Test(target, read_str_stops_at_nul_and_cuts_at_max)
+{
+	struct tgt *t = tgt_fake_new(1);
+	char *s = NULL;
+
+	tgt_fake_add_region(t, 0x2000, "hello\0world", 12);
+	cr_assert_eq(tgt_read_str(t, 0x2000, 64, &s), 0);
+	cr_expect_str_eq(s, "hello");
+	free(s);
+	cr_assert_eq(tgt_read_str(t, 0x2000, 4, &s), 0);
+	cr_expect_str_eq(s, "hel");
+	free(s);
+	/* "world" ends with the region: the NUL is the last byte. */
+	cr_assert_eq(tgt_read_str(t, 0x2006, 64, &s), 0);
+	cr_expect_str_eq(s, "world");
+	free(s);
+	cr_expect_eq(tgt_read_str(t, 0x3000, 64, &s), -MD_E_FAULT);
+	tgt_free(t);
+}
+
+Test(target, fake_gives_maps_threads_and_exe)
+{
+	struct tgt *t = tgt_fake_new(5);
+	int tids[] = { 5, 6 };
+	const int *got;
+	int n;
+
+	tgt_fake_set_maps(t, "00400000-00401000 r-xp 0 08:01 1 /bin/x\n");
+	tgt_fake_set_threads(t, tids, 2);
+	tgt_fake_set_exe(t, "/bin/x");
+	cr_expect_str_eq(tgt_maps_text(t),
+			 "00400000-00401000 r-xp 0 08:01 1 /bin/x\n");
+	cr_assert_eq(tgt_threads(t, &got, &n), 0);
+	cr_expect_eq(n, 2);
+	cr_expect_eq(got[1], 6);
+	cr_expect_str_eq(tgt_exe(t), "/bin/x");
+	tgt_free(t);
+}
+
+Test(target, proc_parent_names_our_parent)
+{
+	char comm[TGT_COMM_MAX];
+	int ppid = 0;
+
+	cr_assert_eq(tgt_proc_parent(getpid(), &ppid, comm), 0);
+	cr_expect_eq(ppid, getppid());
+	cr_expect_eq(tgt_proc_parent(-5, &ppid, comm), -MD_E_NOSUCH);
+}
