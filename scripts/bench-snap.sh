@@ -1,0 +1,31 @@
+#!/bin/sh
+# bench-snap.sh - snapshot read benchmark: one "name: value unit" line per
+# figure.  Writes synthetic snapshots with build/gensnap (kinds ring,
+# wildcard, ...) and reads each back with snap_read in a fresh process:
+# the read time and that process's peak RSS (getrusage).
+#
+#   scripts/bench-snap.sh [BUILD] [SIZES] [KINDS]
+#   default: build "1024 65536 1048576" "ring"
+# Snapshots are cached in $BENCH_DIR (default /tmp/mpi-deadlock-bench),
+# about 820 bytes per rank.
+set -eu
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+SIZES=${2:-1024 65536 1048576}
+KINDS=${3:-ring}
+DIR=${BENCH_DIR:-/tmp/mpi-deadlock-bench}
+make -s "$BUILD/gensnap" >&2
+mkdir -p "$DIR"
+for kind in $KINDS; do
+	for n in $SIZES; do
+		f="$DIR/$kind-$n.jsonl"
+		[ -s "$f" ] || "$BUILD/gensnap" "$kind" "$n" "$f"
+		out=$("$BUILD/gensnap" --read "$f")
+		t=$(echo "$out" | sed -n 's/^read: //p')
+		rss=$(echo "$out" | sed -n 's/^peak_rss: //p')
+		size=$(( $(stat -c %s "$f") / 1048576 ))
+		echo "snapshot_file_${n}_${kind}: $size MiB"
+		echo "snapshot_read_${n}_${kind}: $t"
+		echo "snapshot_read_${n}_${kind}_peak_rss: $rss"
+	done
+done
