@@ -152,6 +152,10 @@ int mqs_process_has_queues(mqd_process *p, char **msg)
 		*msg = (char *)"no ompi_mpi_communicators";
 		return 105;
 	}
+	if (fp->pcb->fetch_data_fp(p, a, 8, &a) != MQD_OK) {
+		*msg = (char *)"cannot read ompi_mpi_communicators";
+		return 107;
+	}
 	return MQD_OK;
 }
 
