@@ -1,0 +1,308 @@
+/*
+ * mpicalls.c - MPI calls from stack frames (see mpicalls.h).
+ */
+#include "mpicalls.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Open MPI internals that stand for a call by their exact name. */
+static const struct {
+	const char *func;
+	const char *call;
+} mc_internal[] = {
+	/* PMPI_Finalize tail-calls it: the entry is not on the stack. */
+	{ "ompi_mpi_finalize", "MPI_Finalize" },
+	{ "ompi_mpi_init", "MPI_Init" },
+	{ "mca_pml_ob1_recv", "MPI_Recv" },
+	{ "mca_pml_ob1_send", "MPI_Send" },
+	{ "mca_pml_ob1_probe", "MPI_Probe" },
+	{ "mca_pml_ob1_mprobe", "MPI_Mprobe" },
+	{ "mca_pml_ob1_mrecv", "MPI_Mrecv" },
+	{ "mca_pml_ucx_recv", "MPI_Recv" },
+	{ "mca_pml_ucx_send", "MPI_Send" },
+	{ "ompi_request_default_wait", "MPI_Wait" },
+	{ "ompi_request_default_wait_all", "MPI_Waitall" },
+	{ "ompi_request_default_wait_any", "MPI_Waitany" },
+	{ "ompi_request_default_wait_some", "MPI_Waitsome" },
+	{ "ompi_comm_split", "MPI_Comm_split" },
+	{ "ompi_comm_split_type", "MPI_Comm_split_type" },
+	{ "ompi_comm_dup", "MPI_Comm_dup" },
+	{ "ompi_comm_create", "MPI_Comm_create" },
+};
+
+/*
+ * Collective algorithms of coll/base, tuned, basic, libnbc..., named
+ * <prefix>_<collective>_<variant>: longer names first so that
+ * "_reduce_scatter_" is not taken for "_reduce_".
+ */
+static const struct {
+	const char *word;
+	const char *call;
+} mc_coll_words[] = {
+	{ "_reduce_scatter_block", "MPI_Reduce_scatter_block" },
+	{ "_reduce_scatter", "MPI_Reduce_scatter" },
+	{ "_allreduce", "MPI_Allreduce" },
+	{ "_reduce", "MPI_Reduce" },
+	{ "_allgatherv", "MPI_Allgatherv" },
+	{ "_allgather", "MPI_Allgather" },
+	{ "_gatherv", "MPI_Gatherv" },
+	{ "_gather", "MPI_Gather" },
+	{ "_alltoallw", "MPI_Alltoallw" },
+	{ "_alltoallv", "MPI_Alltoallv" },
+	{ "_alltoall", "MPI_Alltoall" },
+	{ "_scatterv", "MPI_Scatterv" },
+	{ "_scatter", "MPI_Scatter" },
+	{ "_exscan", "MPI_Exscan" },
+	{ "_scan", "MPI_Scan" },
+	{ "_barrier", "MPI_Barrier" },
+	{ "_bcast", "MPI_Bcast" },
+	{ "_fence", "MPI_Win_fence" },
+};
+
+static const char *const mc_blocking_p2p[] = {
+	"MPI_Recv", "MPI_Send", "MPI_Ssend", "MPI_Rsend",
+	"MPI_Sendrecv", "MPI_Sendrecv_replace",
+	"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+	"MPI_Probe", "MPI_Mprobe", "MPI_Mrecv", "MPI_Init",
+	"MPI_Init_thread", "MPI_File_open", "MPI_Win_create",
+	"MPI_Win_allocate", "MPI_Win_free", "MPI_Win_wait",
+	"MPI_Win_complete", "MPI_Win_lock", "MPI_Win_unlock",
+	"MPI_Comm_accept", "MPI_Comm_connect", "MPI_Comm_spawn",
+	"MPI_Intercomm_create", "MPI_Intercomm_merge",
+};
+
+/* Every member of the communicator must enter.  MPI_Finalize counts: in
+ * Open MPI it is a PMIx fence over MPI_COMM_WORLD. */
+static const char *const mc_collectives[] = {
+	"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
+	"MPI_Gather", "MPI_Gatherv", "MPI_Allgather", "MPI_Allgatherv",
+	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Scatter",
+	"MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+	"MPI_Scan", "MPI_Exscan", "MPI_Neighbor_allgather",
+	"MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall",
+	"MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
+	"MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_dup",
+	"MPI_Comm_dup_with_info", "MPI_Comm_create",
+	"MPI_Comm_create_group", "MPI_Comm_free", "MPI_Cart_create",
+	"MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Win_fence",
+	"MPI_Finalize",
+};
+
+/* Helper threads of the runtime: their loops, by function name. */
+static const char *const mc_helper_funcs[] = {
+	"progress_engine", "opal_progress_threads", "pmix_progress_threads",
+	"listen_thread", "listen_thread_fn", "event_base_loop",
+	"opal_libevent2022_event_base_loop", "pmix_ptl_base_listen_thread",
+	"mca_oob_tcp_listen_thread", "orte_progress_thread_engine",
+	"opal_progress_thread_engine", "ompi_btl_openib_async_thread",
+};
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+bool mc_is_blocking(const char *call)
+{
+	if (!call)
+		return false;
+	return in_list(call, mc_blocking_p2p,
+		       sizeof(mc_blocking_p2p) / sizeof(*mc_blocking_p2p)) ||
+	       mc_is_collective(call);
+}
+
+bool mc_is_collective(const char *call)
+{
+	return call && in_list(call, mc_collectives,
+			       sizeof(mc_collectives) / sizeof(*mc_collectives));
+}
+
+/* "MPI_Comm_split" from the letters after a [P]MPI_ or [p]mpi_ prefix:
+ * the first letter upper case, the rest lower case, trailing '_' of
+ * Fortran bindings dropped. */
+static bool api_name(const char *func, char *buf, size_t len)
+{
+	const char *p;
+	size_t n = 0;
+
+	if (!strncmp(func, "PMPI_", 5) || !strncmp(func, "pmpi_", 5))
+		p = func + 5;
+	else if (!strncmp(func, "MPI_", 4) || !strncmp(func, "mpi_", 4))
+		p = func + 4;
+	else
+		return false;
+	if (!isalpha((unsigned char)p[0]) || len < 8)
+		return false;
+	n = (size_t)snprintf(buf, len, "MPI_");
+	for (size_t i = 0; p[i] && n + 1 < len; i++) {
+		char c = p[i];
+
+		if (c == '_' && (p[i + 1] == '_' || p[i + 1] == '\0'))
+			break;
+		buf[n++] = (char)(i == 0 ? toupper((unsigned char)c)
+					 : tolower((unsigned char)c));
+	}
+	buf[n] = '\0';
+	return true;
+}
+
+/* word must end at '_' or at the end of the name. */
+static bool has_word(const char *s, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = strstr(s, word); p; p = strstr(p + 1, word))
+		if (p[wl] == '_' || p[wl] == '\0')
+			return true;
+	return false;
+}
+
+static bool internal_name(const char *func, char *buf, size_t len)
+{
+	size_t n = sizeof(mc_internal) / sizeof(*mc_internal);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(func, mc_internal[i].func)) {
+			snprintf(buf, len, "%s", mc_internal[i].call);
+			return true;
+		}
+	}
+	if (strncmp(func, "ompi_coll_", 10) && strncmp(func, "mca_coll_", 9) &&
+	    strncmp(func, "ompi_osc_", 9))
+		return false;
+	n = sizeof(mc_coll_words) / sizeof(*mc_coll_words);
+	for (size_t i = 0; i < n; i++) {
+		if (has_word(func, mc_coll_words[i].word)) {
+			snprintf(buf, len, "%s", mc_coll_words[i].call);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool mc_call_name(const char *func, char *buf, size_t len)
+{
+	if (!func || !len)
+		return false;
+	return api_name(func, buf, len) || internal_name(func, buf, len);
+}
+
+static bool prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static bool in_prefixes(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (prefix(s, list[i]))
+			return true;
+	return false;
+}
+
+/* The MPI runtime's own objects (and the libraries it brings). */
+static bool is_mpi_object(const char *path)
+{
+	static const char *const libs[] = {
+		"libmpi.so", "libmpi_", "libopen-pal.so", "libopen-rte.so",
+		"libpmix.so", "libevent", "libhwloc.so", "libucp.so",
+		"libucs.so", "libuct.so", "libfabric.so", "mca_",
+		"libmca_common_", "libprrte.so", "libpmi",
+	};
+
+	return in_prefixes(base_name(path), libs, sizeof(libs) / sizeof(*libs));
+}
+
+bool mc_is_runtime_object(const char *path)
+{
+	static const char *const sys[] = {
+		"libc.so", "libpthread.so", "ld-linux", "libgcc_s.so", "[vdso]",
+	};
+
+	if (!path)
+		return false;
+	return is_mpi_object(path) ||
+	       in_prefixes(base_name(path), sys, sizeof(sys) / sizeof(*sys));
+}
+
+/* Without an object path, judge by the name's namespace. */
+static bool is_runtime_frame(const struct snap_frame *f)
+{
+	static const char *const ns[] = { "ompi_", "opal_", "orte_", "mca_",
+					  "pmix_", "PMPI_", "MPI_", "event_" };
+
+	if (f->object)
+		return mc_is_runtime_object(f->object);
+	if (!f->func)
+		return true;	/* nothing known: not a call site to show */
+	for (size_t i = 0; i < sizeof(ns) / sizeof(*ns); i++)
+		if (prefix(f->func, ns[i]))
+			return true;
+	return false;
+}
+
+static bool is_helper(const struct snap_frame *frames, int n)
+{
+	bool helper_func = false, runtime_only = true, any_mpi_lib = false;
+
+	for (int i = 0; i < n; i++) {
+		const char *fn = frames[i].func;
+
+		if (fn && (!strcmp(fn, "main") ||
+			   !strcmp(fn, "__libc_start_main") ||
+			   !strcmp(fn, "__libc_start_call_main")))
+			return false;
+		if (fn && in_list(fn, mc_helper_funcs,
+				  sizeof(mc_helper_funcs) /
+					  sizeof(*mc_helper_funcs)))
+			helper_func = true;
+		if (!is_runtime_frame(&frames[i]))
+			runtime_only = false;
+		else if (frames[i].object && is_mpi_object(frames[i].object))
+			any_mpi_lib = true;
+	}
+	/* A thread born in the runtime that never leaves it, e.g. a
+	 * libevent loop whose names we do not know. */
+	return helper_func || (n > 0 && runtime_only && any_mpi_lib);
+}
+
+void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out)
+{
+	char name[MC_CALL_MAX];
+
+	memset(out, 0, sizeof(*out));
+	out->mpi_frame = -1;
+	out->user_frame = -1;
+	/* The outermost entry is the call the user made; inner ones are
+	 * its implementation (a barrier waiting in wait_all). */
+	for (int i = n - 1; i >= 0; i--) {
+		if (mc_call_name(frames[i].func, name, sizeof(name))) {
+			snprintf(out->call, sizeof(out->call), "%s", name);
+			out->mpi_frame = i;
+			break;
+		}
+	}
+	for (int i = out->mpi_frame + 1; i < n; i++) {
+		if (!is_runtime_frame(&frames[i])) {
+			out->user_frame = i;
+			break;
+		}
+	}
+	out->progress_thread = is_helper(frames, n);
+	if (out->progress_thread) {
+		out->call[0] = '\0';
+		out->mpi_frame = -1;
+	}
+}

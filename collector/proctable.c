@@ -1,0 +1,302 @@
+/*
+ * proctable.c - MPIR process acquisition (see proctable.h).
+ */
+#include "proctable.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "md.h"
+
+/* On x86-64: {char *host_name; char *executable_name; int pid;} padded. */
+#define PT_ENTRY_SIZE 24
+#define PT_MAX_RANKS (1 << 24)
+#define PT_MAX_STR 4096
+#define PT_MAX_DEPTH 32
+
+/* What one process turned out to be. */
+enum pt_kind {
+	PT_STARTER,		/* has a filled table */
+	PT_STARTER_EARLY,	/* has the table symbols, not filled yet */
+	PT_RANK,		/* loads libmpi */
+	PT_OTHER,
+};
+
+struct pt_head {
+	int state;
+	int size;
+	uint64_t table;
+};
+
+int pt_elfsym_lookup(void *ctx, struct tgt *t, const char *name,
+		     uint64_t *addr)
+{
+	const char *maps = tgt_maps_text(t);
+	struct es_view *v = NULL;
+	int r;
+
+	if (!maps || es_view_from_maps(ctx, maps, tgt_exe(t), &v) < 0)
+		return -MD_E_NOSYM;
+	r = es_proc_lookup(v, name, addr);
+	es_view_free(v);
+	return r;
+}
+
+void pt_job_free(struct pt_job *j)
+{
+	if (!j)
+		return;
+	for (int i = 0; i < j->nranks; i++) {
+		free(j->procs[i].host);
+		free(j->procs[i].exe);
+	}
+	free(j->procs);
+	free(j->starter_exe);
+	free(j);
+}
+
+bool pt_host_is_local(const char *host, const char *ours)
+{
+	size_t hl, ol;
+
+	if (!host || !*host)
+		return false;
+	if (!strcmp(host, "localhost") || !strcmp(host, "127.0.0.1") ||
+	    !strcmp(host, ours))
+		return true;
+	/* "node1" vs "node1.cluster.example": compare the short names. */
+	hl = strcspn(host, ".");
+	ol = strcspn(ours, ".");
+	return hl == ol && !strncmp(host, ours, hl);
+}
+
+/* Quiet: the codes of tgt_read and -MD_E_NOSYM. */
+static int read_head(struct tgt *t, pt_lookup_fn lookup, void *ctx,
+		     struct pt_head *h)
+{
+	uint64_t a_state, a_size, a_table;
+	int r;
+
+	if (lookup(ctx, t, "MPIR_proctable", &a_table) < 0 ||
+	    lookup(ctx, t, "MPIR_proctable_size", &a_size) < 0 ||
+	    lookup(ctx, t, "MPIR_debug_state", &a_state) < 0)
+		return -MD_E_NOSYM;
+	r = tgt_read(t, a_state, &h->state, sizeof(h->state));
+	if (!r)
+		r = tgt_read(t, a_size, &h->size, sizeof(h->size));
+	if (!r)
+		r = tgt_read(t, a_table, &h->table, sizeof(h->table));
+	return r;
+}
+
+static enum pt_kind classify(struct tgt *t, pt_lookup_fn lookup, void *ctx,
+			     struct pt_head *h)
+{
+	uint64_t a;
+	int r;
+
+	/* A rank carries libopen-rte's empty table too: libmpi first. */
+	if (lookup(ctx, t, "MPIR_dll_name", &a) == 0 ||
+	    lookup(ctx, t, "ompi_mpi_comm_world", &a) == 0)
+		return PT_RANK;
+	r = read_head(t, lookup, ctx, h);
+	if (r == -MD_E_NOSYM)
+		return PT_OTHER;
+	if (r < 0 || h->state != 1 || h->size <= 0 || !h->table)
+		return PT_STARTER_EARLY;
+	return PT_STARTER;
+}
+
+static void fill_proc(struct pt_proc *p, const char *ours)
+{
+	char *exe = NULL;
+
+	p->local = pt_host_is_local(p->host, ours);
+	/* The table's executable_name is not normalised ("/dir/./app"). */
+	if (p->local && p->pid > 0 && tgt_proc_exe(p->pid, &exe) == 0) {
+		free(p->exe);
+		p->exe = exe;
+	}
+}
+
+static int read_entry(struct tgt *t, const unsigned char *raw,
+		      struct pt_proc *p)
+{
+	uint64_t host, exe;
+	int32_t pid;
+	int r;
+
+	memcpy(&host, raw, 8);
+	memcpy(&exe, raw + 8, 8);
+	memcpy(&pid, raw + 16, 4);
+	p->pid = pid;
+	r = host ? tgt_read_str(t, host, PT_MAX_STR, &p->host) : 0;
+	if (!r && exe)
+		r = tgt_read_str(t, exe, PT_MAX_STR, &p->exe);
+	if (!p->host)
+		p->host = xstrdup("");
+	if (!p->exe)
+		p->exe = xstrdup("");
+	return r;
+}
+
+static int read_entries(struct tgt *t, const struct pt_head *h,
+			struct pt_job *j)
+{
+	size_t bytes = (size_t)h->size * PT_ENTRY_SIZE;
+	unsigned char *raw = xmalloc(bytes);
+	char ours[256] = "";
+	int r;
+
+	gethostname(ours, sizeof(ours) - 1);
+	r = tgt_read(t, h->table, raw, bytes);
+	j->procs = xcalloc((size_t)h->size, sizeof(*j->procs));
+	j->nranks = h->size;
+	for (int i = 0; i < h->size && !r; i++) {
+		j->procs[i].rank = i;
+		r = read_entry(t, raw + (size_t)i * PT_ENTRY_SIZE,
+			       &j->procs[i]);
+		fill_proc(&j->procs[i], ours);
+	}
+	free(raw);
+	if (r < 0 && r != -MD_E_PERM)
+		md_error("reading MPIR_proctable (%d entries at 0x%llx) in pid %d: %s",
+			 h->size, (unsigned long long)h->table, tgt_pid(t),
+			 md_strerror(r));
+	return r;
+}
+
+static void report_not_ready(int pid, const struct pt_head *h)
+{
+	md_error("mpirun pid %d: MPIR_debug_state %d, MPIR_proctable_size %d: "
+		 "ranks not yet past MPI_Init: try again in a moment",
+		 pid, h->state, h->size);
+}
+
+int pt_read_table(struct tgt *t, pt_lookup_fn lookup, void *ctx,
+		  struct pt_job **out)
+{
+	struct pt_head h = { 0 };
+	struct pt_job *j;
+	int r;
+
+	r = read_head(t, lookup, ctx, &h);
+	if (r == -MD_E_NOSYM) {
+		md_error("pid %d has no MPIR_proctable: not an Open MPI 4 mpirun "
+			 "(Open MPI 5's mpirun has no MPIR table)",
+			 tgt_pid(t));
+		return r;
+	}
+	if (r < 0) {
+		if (r != -MD_E_PERM)
+			md_error("reading the MPIR symbols of pid %d: %s",
+				 tgt_pid(t), md_strerror(r));
+		return r;
+	}
+	if (h.state != 1 || h.size <= 0 || !h.table) {
+		report_not_ready(tgt_pid(t), &h);
+		return -MD_E_NOTREADY;
+	}
+	if (h.size > PT_MAX_RANKS) {
+		md_error("pid %d: MPIR_proctable_size %d is not believable",
+			 tgt_pid(t), h.size);
+		return -MD_E_INPUT;
+	}
+	j = xcalloc(1, sizeof(*j));
+	j->starter_pid = tgt_pid(t);
+	j->given_pid = tgt_pid(t);
+	j->given_rank = -1;
+	if (tgt_exe(t))
+		j->starter_exe = xstrdup(tgt_exe(t));
+	r = read_entries(t, &h, j);
+	if (r < 0) {
+		pt_job_free(j);
+		return r;
+	}
+	*out = j;
+	return 0;
+}
+
+/* The user's pid was neither a starter nor under one. */
+static int report_not_mpi(int pid, const char *comm, bool rank_seen)
+{
+	if (rank_seen)
+		md_error("pid %d (%s) is an MPI rank but no parent of it is an "
+			 "MPI starter with an MPIR process table (a singleton "
+			 "without mpirun, Open MPI 5, or a launcher such as "
+			 "srun): give the pid of an Open MPI 4 mpirun",
+			 pid, comm);
+	else
+		md_error("pid %d (%s) is not an MPI starter or rank: give the "
+			 "pid of mpirun, e.g. pgrep -P %d or pgrep -x mpirun",
+			 pid, comm, pid);
+	return -MD_E_NOTMPI;
+}
+
+/* Probe one process of the walk.  Quiet. */
+static enum pt_kind probe(int pid, pt_lookup_fn lookup, void *ctx,
+			  struct pt_head *h, struct tgt **t)
+{
+	enum pt_kind k;
+
+	*t = NULL;
+	if (tgt_open(pid, t) < 0)
+		return PT_OTHER;
+	k = classify(*t, lookup, ctx, h);
+	if (k != PT_STARTER) {
+		tgt_free(*t);
+		*t = NULL;
+	}
+	return k;
+}
+
+static int find_given_rank(const struct pt_job *j, int pid)
+{
+	for (int i = 0; i < j->nranks; i++)
+		if (j->procs[i].pid == pid)
+			return i;
+	return -1;
+}
+
+int pt_acquire(int pid, pt_lookup_fn lookup, void *ctx, struct pt_job **out)
+{
+	char comm[TGT_COMM_MAX] = "?", given_comm[TGT_COMM_MAX] = "?";
+	bool rank_seen = false;
+	struct pt_head h;
+	struct tgt *t = NULL;
+	int cur = pid, ppid, r;
+
+	if (pid <= 0 || tgt_proc_parent(pid, &ppid, given_comm) < 0) {
+		md_error("no process with pid %d", pid);
+		return -MD_E_NOSUCH;
+	}
+	for (int depth = 0; depth < PT_MAX_DEPTH && cur > 1; depth++) {
+		enum pt_kind k;
+
+		if (tgt_proc_parent(cur, &ppid, comm) < 0)
+			break;
+		k = probe(cur, lookup, ctx, &h, &t);
+		if (k == PT_STARTER)
+			break;
+		if (k == PT_STARTER_EARLY && strcmp(comm, "orted") != 0) {
+			report_not_ready(cur, &h);
+			return -MD_E_NOTREADY;
+		}
+		rank_seen |= k == PT_RANK;
+		/* Only a rank (or orted above it) leads up to the starter. */
+		if (k == PT_OTHER && !rank_seen)
+			break;
+		cur = ppid;
+	}
+	if (!t)
+		return report_not_mpi(pid, given_comm, rank_seen);
+	r = pt_read_table(t, lookup, ctx, out);
+	tgt_free(t);
+	if (r < 0)
+		return r;
+	(*out)->given_pid = pid;
+	(*out)->given_rank = find_given_rank(*out, pid);
+	return 0;
+}

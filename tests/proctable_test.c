@@ -1,0 +1,250 @@
+/* proctable_test.c - MPIR process table reading on fake targets, and the
+ * walk from a rank to mpirun on a real Debian Open MPI job (e2e). */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../collector/proctable.h"
+#include "md.h"
+#include "support/tracee.h"
+
+struct fake_sym {
+	const char *name;
+	uint64_t addr;
+};
+
+/* A pt_lookup_fn over a NULL-terminated table of fake_sym. */
+static int fake_lookup(void *ctx, struct tgt *t, const char *name,
+		       uint64_t *addr)
+{
+	(void)t;
+	for (const struct fake_sym *s = ctx; s->name; s++) {
+		if (!strcmp(s->name, name)) {
+			*addr = s->addr;
+			return 0;
+		}
+	}
+	return -MD_E_NOSYM;
+}
+
+static const struct fake_sym starter_syms[] = {
+	{ "MPIR_debug_state", 0x10000 },
+	{ "MPIR_proctable_size", 0x10004 },
+	{ "MPIR_proctable", 0x10008 },
+	{ NULL, 0 },
+};
+
+/* Lay out a starter whose table has n entries at 0x20000 and strings at
+ * 0x30000, as orterun does (24-byte entries). */
+static struct tgt *fake_starter(int state, int n, const char **hosts,
+				const char **exes, const int *pids)
+{
+	struct tgt *t = tgt_fake_new(4242);
+	unsigned char table[24 * 8] = { 0 };
+	char strings[1024] = { 0 };
+	uint64_t table_addr = 0x20000, off = 0;
+
+	tgt_fake_add_region(t, 0x10000, &state, 4);
+	tgt_fake_add_region(t, 0x10004, &n, 4);
+	tgt_fake_add_region(t, 0x10008, &table_addr, 8);
+	for (int i = 0; i < n; i++) {
+		uint64_t h = 0x30000 + off, e;
+
+		strcpy(strings + off, hosts[i]);
+		off += strlen(hosts[i]) + 1;
+		e = 0x30000 + off;
+		strcpy(strings + off, exes[i]);
+		off += strlen(exes[i]) + 1;
+		memcpy(table + i * 24, &h, 8);
+		memcpy(table + i * 24 + 8, &e, 8);
+		memcpy(table + i * 24 + 16, &pids[i], 4);
+		/* orterun leaves padding bytes as they were: not zero. */
+		memset(table + i * 24 + 20, 0xab, 4);
+	}
+	if (n > 0)
+		tgt_fake_add_region(t, table_addr, table, (size_t)n * 24);
+	tgt_fake_add_region(t, 0x30000, strings, off ? off : 1);
+	tgt_fake_set_exe(t, "/usr/bin/orterun");
+	return t;
+}
+
+Test(proctable, reads_three_rank_table_with_hosts_exes_and_pids)
+{
+	const char *hosts[] = { "nodeA", "nodeB.example.org", "nodeC" };
+	const char *exes[] = { "/x/./a", "/x/./b", "/x/./c" };
+	int pids[] = { 101, 202, 303 };
+	struct tgt *t = fake_starter(1, 3, hosts, exes, pids);
+	struct pt_job *j = NULL;
+
+	cr_assert_eq(pt_read_table(t, fake_lookup, (void *)starter_syms, &j),
+		     0);
+	cr_assert_eq(j->nranks, 3);
+	cr_expect_eq(j->starter_pid, 4242);
+	cr_expect_str_eq(j->starter_exe, "/usr/bin/orterun");
+	cr_expect_eq(j->given_rank, -1);
+	for (int i = 0; i < 3; i++) {
+		cr_expect_eq(j->procs[i].rank, i);
+		cr_expect_eq(j->procs[i].pid, pids[i]);
+		cr_expect_str_eq(j->procs[i].host, hosts[i]);
+		/* Remote (not our host name): the table's path is kept. */
+		cr_expect_str_eq(j->procs[i].exe, exes[i]);
+		cr_expect(!j->procs[i].local);
+	}
+	pt_job_free(j);
+	tgt_free(t);
+}
+
+Test(proctable, local_rank_gets_exe_from_proc)
+{
+	struct tr_child c;
+	const char *hosts[] = { "localhost" };
+	const char *exes[] = { "/some/./where" };
+	char self[4096];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct pt_job *j = NULL;
+	struct tgt *t;
+
+	cr_assert_gt(len, 0);
+	self[len] = '\0';
+	cr_assert_eq(tr_child_start(&c, 0), 0);
+	t = fake_starter(1, 1, hosts, exes, &c.pid);
+	cr_assert_eq(pt_read_table(t, fake_lookup, (void *)starter_syms, &j),
+		     0);
+	cr_expect(j->procs[0].local);
+	cr_expect_str_eq(j->procs[0].exe, self);
+	pt_job_free(j);
+	tgt_free(t);
+	tr_child_end(&c);
+}
+
+static void expect_not_ready(int state, int n)
+{
+	const char *hosts[] = { "h" }, *exes[] = { "e" };
+	int pids[] = { 1 };
+	struct tgt *t = fake_starter(state, n, hosts, exes, pids);
+	struct tr_capture cap;
+	struct pt_job *j = NULL;
+	char *err;
+	int r;
+
+	tr_stderr_begin(&cap);
+	r = pt_read_table(t, fake_lookup, (void *)starter_syms, &j);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOTREADY, "state %d size %d: %d", state, n, r);
+	cr_expect_null(j);
+	cr_expect_not_null(strstr(err, "not yet past MPI_Init: try again"),
+			   "stderr: %s", err);
+	free(err);
+	tgt_free(t);
+}
+
+Test(proctable, not_ready_when_debug_state_is_zero)
+{
+	expect_not_ready(0, 1);
+}
+
+Test(proctable, not_ready_when_table_is_empty)
+{
+	expect_not_ready(1, 0);
+}
+
+Test(proctable, missing_mpir_symbols_say_not_an_open_mpi_4_starter)
+{
+	struct tgt *t = tgt_fake_new(9);
+	struct fake_sym none[] = { { NULL, 0 } };
+	struct tr_capture cap;
+	struct pt_job *j = NULL;
+	char *err;
+	int r;
+
+	tr_stderr_begin(&cap);
+	r = pt_read_table(t, fake_lookup, none, &j);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOSYM);
+	cr_expect_not_null(strstr(err, "no MPIR_proctable"), "stderr: %s", err);
+	free(err);
+	tgt_free(t);
+}
+
+Test(proctable, unreadable_table_entries_fail_with_fault)
+{
+	const char *hosts[] = { "h", "h" }, *exes[] = { "e", "e" };
+	int pids[] = { 1, 2 };
+	struct tgt *t = fake_starter(1, 2, hosts, exes, pids);
+	int big = 3;	/* one entry more than the memory holds */
+	struct pt_job *j = NULL;
+	struct tr_capture cap;
+	char *err;
+	int r;
+
+	tgt_fake_add_region(t, 0x0ff00, &big, 4);
+	{
+		struct fake_sym syms[] = {
+			{ "MPIR_debug_state", 0x10000 },
+			{ "MPIR_proctable_size", 0x0ff00 },
+			{ "MPIR_proctable", 0x10008 },
+			{ NULL, 0 },
+		};
+		tr_stderr_begin(&cap);
+		r = pt_read_table(t, fake_lookup, syms, &j);
+		err = tr_stderr_end(&cap);
+	}
+	cr_expect_eq(r, -MD_E_FAULT);
+	cr_expect_null(j);
+	cr_expect_not_null(strstr(err, "MPIR_proctable (3 entries"),
+			   "stderr: %s", err);
+	free(err);
+	tgt_free(t);
+}
+
+Test(proctable, host_match_accepts_localhost_and_short_names)
+{
+	cr_expect(pt_host_is_local("node7", "node7"));
+	cr_expect(pt_host_is_local("localhost", "node7"));
+	cr_expect(pt_host_is_local("node7.cluster", "node7"));
+	cr_expect(pt_host_is_local("node7", "node7.cluster.org"));
+	cr_expect(!pt_host_is_local("node70", "node7"));
+	cr_expect(!pt_host_is_local("node8", "node7.cluster"));
+	cr_expect(!pt_host_is_local("", "node7"));
+}
+
+Test(proctable, acquire_of_missing_pid_says_no_process)
+{
+	struct fake_sym none[] = { { NULL, 0 } };
+	struct pt_job *j = NULL;
+	struct tr_capture cap;
+	char *err;
+	int r;
+
+	tr_stderr_begin(&cap);
+	r = pt_acquire(0x7ffffff0, fake_lookup, none, &j);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOSUCH);
+	cr_expect_not_null(strstr(err, "no process with pid 2147483632"),
+			   "stderr: %s", err);
+	free(err);
+}
+
+Test(proctable, acquire_of_non_mpi_process_names_it_and_the_fix)
+{
+	struct fake_sym none[] = { { NULL, 0 } };
+	struct tr_child c;
+	struct pt_job *j = NULL;
+	struct tr_capture cap;
+	char *err, want[128];
+	int r;
+
+	cr_assert_eq(tr_child_start(&c, 0), 0);
+	tr_stderr_begin(&cap);
+	r = pt_acquire(c.pid, fake_lookup, none, &j);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOTMPI);
+	snprintf(want, sizeof(want), "pid %d (md-tests) is not an MPI starter",
+		 c.pid);
+	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
+	cr_expect_not_null(strstr(err, "pgrep"), "stderr: %s", err);
+	free(err);
+	tr_child_end(&c);
+}
