@@ -1,0 +1,169 @@
+/* stacks_test.c - stacks of a forked child blocked in a known function. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collector/stacks.h"
+#include "md.h"
+#include "support/tracee.h"
+
+static int find_func(const struct snap_thread *th, const char *name)
+{
+	for (int i = 0; i < th->nframes; i++)
+		if (th->frames[i].func && !strcmp(th->frames[i].func, name))
+			return i;
+	return -1;
+}
+
+static const struct snap_thread *thread_of(const struct snap_thread *th,
+					   int n, int tid)
+{
+	for (int i = 0; i < n; i++)
+		if (th[i].tid == tid)
+			return &th[i];
+	return NULL;
+}
+
+static void free_threads(struct snap_thread *th, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(th[i].frames);
+	free(th);
+}
+
+Test(stacks, main_thread_of_child_shows_known_function_and_caller)
+{
+	struct stk_opts o = { 0 };
+	struct snap_thread *th = NULL;
+	const struct snap_thread *m;
+	struct snap *s = snap_new();
+	struct tr_child c;
+	struct tgt *t;
+	int n = 0, k;
+
+	cr_assert_eq(tr_child_start(&c, 2), 0);
+	cr_assert_eq(tgt_attach(c.pid, &t), 0);
+	cr_assert_eq(stk_process(t, s, &o, &th, &n), 0);
+	tgt_free(t);
+	cr_expect_eq(n, 3);
+	m = thread_of(th, n, c.pid);
+	cr_assert_not_null(m);
+	k = find_func(m, "tr_known_wait");
+	cr_expect_geq(k, 1, "tr_known_wait not above the read in libc");
+	/* child_main is inlined into its one caller. */
+	cr_expect_gt(find_func(m, "tr_child_start"), k);
+	/* The innermost frame is the read system call, in libc. */
+	cr_expect_not_null(m->frames[0].object);
+	cr_expect_not_null(strstr(m->frames[0].object, "libc"),
+			   "frame 0 in %s", m->frames[0].object);
+	cr_expect_null(m->mpi_call);
+	cr_expect_eq(m->user_frame, k, "user frame %d, want %d", m->user_frame,
+		     k);
+	cr_expect(!m->progress_thread);
+	cr_expect_eq(stk_app_thread(th, n, c.pid), (int)(m - th));
+	free_threads(th, n);
+	snap_free(s);
+	cr_expect_geq(tr_child_ping(&c, 5000), 0, "child must run again");
+	tr_child_end(&c);
+}
+
+Test(stacks, other_threads_show_their_start_function)
+{
+	struct stk_opts o = { 0 };
+	struct snap_thread *th = NULL;
+	struct snap *s = snap_new();
+	struct tr_child c;
+	struct tgt *t;
+	int n = 0, seen = 0;
+
+	cr_assert_eq(tr_child_start(&c, 2), 0);
+	cr_assert_eq(tgt_attach(c.pid, &t), 0);
+	cr_assert_eq(stk_process(t, s, &o, &th, &n), 0);
+	tgt_free(t);
+	for (int i = 0; i < n; i++)
+		if (th[i].tid != c.pid && find_func(&th[i], "sleeper") >= 0)
+			seen++;
+	cr_expect_eq(seen, 2);
+	free_threads(th, n);
+	snap_free(s);
+	tr_child_end(&c);
+}
+
+Test(stacks, frames_are_capped_at_max_frames)
+{
+	struct stk_opts o = { .max_frames = 2 };
+	struct snap_thread *th = NULL;
+	struct snap *s = snap_new();
+	struct tr_child c;
+	struct tgt *t;
+	int n = 0;
+
+	cr_assert_eq(tr_child_start(&c, 0), 0);
+	cr_assert_eq(tgt_attach(c.pid, &t), 0);
+	cr_assert_eq(stk_process(t, s, &o, &th, &n), 0);
+	tgt_free(t);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(th[0].nframes, 2);
+	free_threads(th, n);
+	snap_free(s);
+	tr_child_end(&c);
+}
+
+Test(stacks, refuses_a_target_that_is_not_attached)
+{
+	struct stk_opts o = { 0 };
+	struct snap_thread *th = NULL;
+	struct snap *s = snap_new();
+	struct tgt *t = tgt_fake_new(3);
+	struct tr_capture cap;
+	char *err;
+	int n = 0, r;
+
+	tr_stderr_begin(&cap);
+	r = stk_process(t, s, &o, &th, &n);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_INPUT);
+	cr_expect_not_null(strstr(err, "not attached"), "stderr: %s", err);
+	free(err);
+	tgt_free(t);
+	snap_free(s);
+}
+
+Test(stacks, read_all_gives_file_and_line_of_the_call_site)
+{
+	struct snap *s = snap_new();
+	struct snap_rank r = { 0 };
+	struct es_cache *ec = es_cache_new();
+	struct dl_cache *lines = dl_cache_new();
+	struct es_view *v = NULL;
+	const struct snap_thread *m;
+	struct tr_child c;
+	struct tgt *t;
+	int k;
+
+	cr_assert_eq(tr_child_start(&c, 1), 0);
+	cr_assert_eq(tgt_attach(c.pid, &t), 0);
+	cr_assert_eq(es_view_from_maps(ec, tgt_maps_text(t), tgt_exe(t), &v),
+		     0);
+	cr_assert_eq(stk_read_all(t, v, lines, s, &r), 0);
+	tgt_free(t);
+	cr_assert_eq(r.nthreads, 2);
+	m = thread_of(r.threads, r.nthreads, c.pid);
+	cr_assert_not_null(m);
+	k = find_func(m, "tr_known_wait");
+	cr_assert_geq(k, 0);
+	cr_expect_not_null(m->frames[k].file);
+	cr_expect_not_null(strstr(m->frames[k].file ? m->frames[k].file : "",
+				  "tracee.c"));
+	cr_expect_gt(m->frames[k].line, 0);
+	/* The rank's position is the user frame: tr_known_wait itself. */
+	cr_expect_null(r.mpi_call);
+	cr_expect_str_eq(r.call_func, "tr_known_wait");
+	cr_expect_eq(r.call_line, m->frames[k].line);
+	free_threads(r.threads, r.nthreads);
+	es_view_free(v);
+	dl_cache_free(lines);
+	es_cache_free(ec);
+	snap_free(s);
+	tr_child_end(&c);
+}
