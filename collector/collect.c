@@ -1,0 +1,262 @@
+/*
+ * collect.c - from a starter (or rank) pid to a snapshot: find the ranks,
+ * then take the looks.  In each look every local rank is stopped, read
+ * and let go again; the ranks whose MPI state did not change between the
+ * looks are the ones that may be blocked.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect_int.h"
+#include "md.h"
+#include "proctable.h"
+
+static bool stopped(const struct col *c)
+{
+	return c->o->stop && *c->o->stop;
+}
+
+static void progress(const struct col *c, const char *what, int i, int n)
+{
+	if (c->o->progress)
+		fprintf(stderr, "\rmpi-deadlock: %s rank %d of %d\033[K", what,
+			i, n);
+}
+
+static void progress_done(const struct col *c)
+{
+	if (c->o->progress)
+		fprintf(stderr, "\r\033[K");
+}
+
+/* Fill the snapshot's header and ranks from the process table. */
+static void fill_job(struct col *c, const struct pt_job *job)
+{
+	struct snap *s = c->s;
+	char host[256] = "";
+	int i;
+
+	gethostname(host, sizeof(host) - 1);
+	s->time = (int64_t)time(NULL);
+	s->tool = snap_str(s, "mpi-deadlock " MD_VERSION);
+	s->host = snap_str(s, host);
+	s->starter_pid = job->starter_pid;
+	s->starter = snap_str(s, job->starter_exe);
+	if (job->given_rank >= 0)
+		md_info("pid %d is rank %d; its starter is pid %d",
+			job->given_pid, job->given_rank, job->starter_pid);
+	s->looks = c->o->looks;
+	s->interval_ms = c->o->interval_ms;
+	snap_set_nranks(s, job->nranks);
+	for (i = 0; i < job->nranks; i++) {
+		struct snap_rank *r = &s->ranks[i];
+		const struct pt_proc *p = &job->procs[i];
+
+		r->pid = p->pid;
+		r->host = snap_str(s, p->host);
+		r->exe = snap_str(s, p->exe);
+		if (!p->local) {
+			r->state = SNAP_RANK_REMOTE;
+			r->reason = snap_str(s, "on another host: not "
+					     "collected (ptrace reaches only "
+					     "local processes)");
+		}
+	}
+}
+
+static void mark(struct col *c, int i, enum snap_rank_state st,
+		 const char *why)
+{
+	c->s->ranks[i].state = st;
+	c->s->ranks[i].reason = snap_str(c->s, why);
+}
+
+/* Stop every local rank; a rank that cannot be stopped is recorded. */
+static void attach_all(struct col *c, int look)
+{
+	struct snap *s = c->s;
+	long long t0 = md_now_ns();
+	int i, rc;
+
+	for (i = 0; i < s->nranks && !stopped(c); i++) {
+		if (s->ranks[i].state != SNAP_RANK_COLLECTED)
+			continue;
+		progress(c, "stopping", i + 1, s->nranks);
+		rc = tgt_attach(s->ranks[i].pid, &c->tgts[i]);
+		if (rc == -MD_E_GONE || rc == -MD_E_NOSUCH)
+			mark(c, i, SNAP_RANK_GONE, look ? "exited during "
+				"collection" : "exited before collection");
+		else if (rc < 0)
+			mark(c, i, SNAP_RANK_UNREAD, md_strerror(rc));
+	}
+	c->st.attach_ns += md_now_ns() - t0;
+}
+
+static void detach_all(struct col *c)
+{
+	long long t0 = md_now_ns();
+	int i;
+
+	for (i = 0; i < c->s->nranks; i++) {
+		if (!c->tgts[i])
+			continue;
+		tgt_detach(c->tgts[i]);
+		tgt_free(c->tgts[i]);
+		c->tgts[i] = NULL;
+	}
+	c->st.detach_ns += md_now_ns() - t0;
+}
+
+/* Did anything that tells MPI progress change between two looks? */
+static bool same_op(const struct snap_op *a, const struct snap_op *b)
+{
+	return a->kind == b->kind && a->status == b->status &&
+	       a->comm == b->comm && a->peer_local == b->peer_local &&
+	       a->tag == b->tag && a->length == b->length &&
+	       a->request == b->request && a->sequence == b->sequence &&
+	       a->actual_length == b->actual_length;
+}
+
+static bool same_state(const struct snap_rank *a, const struct snap_rank *b)
+{
+	int i;
+
+	if (a->mpi_call != b->mpi_call || a->call_file != b->call_file ||
+	    a->call_line != b->call_line || a->nops != b->nops)
+		return false;
+	for (i = 0; i < a->nops; i++)
+		if (!same_op(&a->ops[i], &b->ops[i]))
+			return false;
+	return true;
+}
+
+static void free_rank_data(struct snap_rank *r)
+{
+	int i;
+
+	for (i = 0; i < r->nthreads; i++)
+		free(r->threads[i].frames);
+	free(r->threads);
+	free(r->ops);
+	free(r->members);
+}
+
+/* Keep the newest look of rank i in the snapshot, judging progress. */
+static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
+{
+	struct snap_rank *r = &c->s->ranks[i];
+
+	fresh->rank = r->rank;
+	fresh->pid = r->pid;
+	fresh->host = r->host;
+	fresh->exe = r->exe;
+	fresh->state = SNAP_RANK_COLLECTED;
+	if (look == 0)
+		fresh->progress = SNAP_PROGRESS_UNKNOWN;
+	else if (same_state(r, fresh) && r->progress != SNAP_PROGRESS_CHANGED)
+		fresh->progress = SNAP_PROGRESS_STABLE;
+	else
+		fresh->progress = SNAP_PROGRESS_CHANGED;
+	free_rank_data(r);
+	*r = *fresh;
+}
+
+static void read_all(struct col *c, int look)
+{
+	struct snap *s = c->s;
+	int i, rc;
+
+	for (i = 0; i < s->nranks && !stopped(c); i++) {
+		struct col_rank cr = { .c = c, .t = c->tgts[i], .rank = i };
+		struct snap_rank fresh = { 0 };
+
+		if (!cr.t)
+			continue;
+		progress(c, "reading", i + 1, s->nranks);
+		rc = col_read_rank(&cr, &fresh);
+		if (rc < 0) {
+			free_rank_data(&fresh);
+			mark(c, i, SNAP_RANK_GONE, "exited during collection");
+			continue;
+		}
+		keep_look(c, i, &fresh, look);
+		c->st.ranks_read++;
+	}
+}
+
+/* Sleep between looks, waking for a stop request. */
+static void pause_between_looks(struct col *c)
+{
+	long long t0 = md_now_ns(), end = t0 + c->o->interval_ms * 1000000LL;
+	struct timespec ts = { 0, 20 * 1000000L };
+
+	while (md_now_ns() < end && !stopped(c))
+		nanosleep(&ts, NULL);
+	c->st.wait_ns += md_now_ns() - t0;
+}
+
+static int take_looks(struct col *c)
+{
+	int look, looks = c->o->looks > 0 ? c->o->looks : 1;
+
+	for (look = 0; look < looks && !stopped(c); look++) {
+		if (look)
+			pause_between_looks(c);
+		if (stopped(c))
+			break;
+		attach_all(c, look);
+		if (!stopped(c))
+			read_all(c, look);
+		/* Detached on every path, a stop request included. */
+		detach_all(c);
+	}
+	progress_done(c);
+	if (stopped(c)) {
+		md_error("interrupted: every rank was detached and runs on");
+		return -MD_E_INTR;
+	}
+	return 0;
+}
+
+int col_collect(const struct col_opts *o, struct snap **out)
+{
+	struct col c = { .o = o };
+	struct pt_job *job = NULL;
+	long long t0 = md_now_ns();
+	int rc;
+
+	c.syms = es_cache_new();
+	rc = pt_acquire(o->pid, pt_elfsym_lookup, c.syms, &job);
+	c.st.find_ns = md_now_ns() - t0;
+	if (rc < 0) {
+		es_cache_free(c.syms);
+		return rc;
+	}
+	c.s = snap_new();
+	c.lines = dl_cache_new();
+	fill_job(&c, job);
+	pt_job_free(job);
+	c.tgts = xcalloc((size_t)c.s->nranks + 1, sizeof(*c.tgts));
+	rc = take_looks(&c);
+	free(c.tgts);
+	col_images_free(&c);
+	dl_cache_free(c.lines);
+	es_cache_free(c.syms);
+	if (o->stats)
+		*o->stats = c.st;
+	md_info("timing: find %.3f s, attach %.3f s, setup %.3f s, queues "
+		"%.3f s, stacks %.3f s, detach %.3f s, waiting %.3f s, %d "
+		"rank reads", c.st.find_ns / 1e9, c.st.attach_ns / 1e9,
+		c.st.setup_ns / 1e9, c.st.queues_ns / 1e9, c.st.stacks_ns / 1e9,
+		c.st.detach_ns / 1e9, c.st.wait_ns / 1e9, c.st.ranks_read);
+	if (rc < 0) {
+		snap_free(c.s);
+		return rc;
+	}
+	*out = c.s;
+	return 0;
+}

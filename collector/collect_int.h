@@ -1,0 +1,63 @@
+/*
+ * collect_int.h - the collector's state shared by collect.c (the looks,
+ * attach and detach) and collect_rank.c (reading one stopped rank).
+ */
+#ifndef MD_COLLECT_INT_H
+#define MD_COLLECT_INT_H
+
+#include "collect.h"
+#include "dwlines.h"
+#include "dwtypes.h"
+#include "elfsym.h"
+#include "mqdhost.h"
+#include "snap.h"
+#include "target.h"
+
+/* One DLL, loaded once per distinct path. */
+struct col_dll {
+	char *path;
+	struct mh_dll *dll;	/* NULL: could not be used (reported) */
+	struct col_dll *next;
+};
+
+/* One MPI library image: its types and the DLL's image state. */
+struct col_image {
+	char *libmpi;		/* path of libmpi in the ranks */
+	struct col_dll *dll;
+	struct dt_index *types;	/* NULL: no types (reported) */
+	struct mh_image *img;	/* NULL: the DLL refused the image */
+	int err;		/* why img is NULL */
+	struct col_image *next;
+};
+
+struct col {
+	const struct col_opts *o;
+	struct snap *s;
+	struct es_cache *syms;
+	struct dl_cache *lines;
+	struct col_dll *dlls;
+	struct col_image *images;
+	struct col_stats st;
+	struct tgt **tgts;	/* per rank, attached during a look */
+	bool dll_reported;
+};
+
+/* A rank while it is stopped. */
+struct col_rank {
+	struct col *c;
+	struct tgt *t;
+	struct es_view *view;
+	int rank;
+};
+
+/*
+ * Read the stopped rank cr into r (a fresh rank record: queues, members,
+ * ops, threads, call site).  Returns 0, or -MD_E_GONE when the rank went
+ * away while being read; other problems are recorded in r.
+ */
+int col_read_rank(struct col_rank *cr, struct snap_rank *r);
+
+/* Free the DLL and image caches of c. */
+void col_images_free(struct col *c);
+
+#endif /* MD_COLLECT_INT_H */

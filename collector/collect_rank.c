@@ -1,0 +1,228 @@
+/*
+ * collect_rank.c - read one stopped rank: its message queues through the
+ * MPI library's DLL, and its threads' stacks.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect_int.h"
+#include "md.h"
+#include "stacks.h"
+
+/* The DLL's view of the rank: memory and symbols of the live process. */
+
+static int proc_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct col_rank *cr = ctx;
+
+	return tgt_read(cr->t, addr, buf, len);
+}
+
+static int proc_lookup(void *ctx, const char *name, uint64_t *addr)
+{
+	struct col_rank *cr = ctx;
+
+	return es_proc_lookup(cr->view, name, addr);
+}
+
+static const struct mh_proc_ops col_proc_ops = {
+	.read = proc_read,
+	.lookup = proc_lookup,
+};
+
+/* The MPI library's types, from its DWARF index. */
+
+static int types_find(void *ctx, const char *name, void **type)
+{
+	const struct dt_type *t;
+	int rc = dt_find_type(ctx, name, &t);
+
+	if (rc == 0)
+		*type = (void *)t;
+	return rc;
+}
+
+static int types_size(void *ctx, void *type)
+{
+	(void)ctx;
+	return dt_sizeof(type);
+}
+
+static int types_offset(void *ctx, void *type, const char *field)
+{
+	(void)ctx;
+	return dt_field_offset(type, field);
+}
+
+static const struct mh_types_ops col_types_ops = {
+	.find = types_find,
+	.size = types_size,
+	.offset = types_offset,
+};
+
+static const char *libmpi_of(const struct es_view *v)
+{
+	unsigned i;
+
+	for (i = 0; i < es_view_count(v); i++) {
+		const char *p = es_view_object(v, i)->path;
+		const char *base = strrchr(p, '/');
+
+		base = base ? base + 1 : p;
+		if (!strncmp(base, "libmpi.so", 9))
+			return p;
+	}
+	return NULL;
+}
+
+/* The DLL the rank names in MPIR_dll_name, or --dll. */
+static char *dll_path_of(struct col_rank *cr)
+{
+	uint64_t addr;
+	char *path = NULL;
+
+	if (cr->c->o->dll)
+		return xstrdup(cr->c->o->dll);
+	if (es_proc_lookup(cr->view, "MPIR_dll_name", &addr) < 0 ||
+	    tgt_read_str(cr->t, addr, 4096, &path) < 0)
+		return NULL;
+	if (!path[0]) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static struct col_dll *dll_get(struct col *c, const char *path)
+{
+	struct col_dll *d;
+
+	for (d = c->dlls; d; d = d->next)
+		if (!strcmp(d->path, path))
+			return d;
+	d = xcalloc(1, sizeof(*d));
+	d->path = xstrdup(path);
+	d->next = c->dlls;
+	c->dlls = d;
+	if (mh_dll_check(path, c->o->dll != NULL) == 0 &&
+	    mh_dll_open(path, &d->dll) == 0) {
+		c->s->dll = snap_str(c->s, path);
+		c->s->mpi = snap_str(c->s, mh_dll_version(d->dll));
+	}
+	return d;
+}
+
+static struct col_image *image_get(struct col_rank *cr, struct col_dll *d,
+				   const char *libmpi)
+{
+	struct col *c = cr->c;
+	struct col_image *im;
+	const char *src;
+
+	for (im = c->images; im; im = im->next)
+		if (im->dll == d && !strcmp(im->libmpi, libmpi))
+			return im;
+	im = xcalloc(1, sizeof(*im));
+	im->libmpi = xstrdup(libmpi);
+	im->dll = d;
+	im->next = c->images;
+	c->images = im;
+	/* One type index per libmpi image, shared by every rank. */
+	im->err = dt_index_open_mpi(libmpi, NULL, &im->types);
+	if (im->err < 0)
+		return im;
+	src = dt_index_source(im->types);
+	c->s->types = snap_str(c->s, src);
+	md_info("types of %s: %s", libmpi, src);
+	im->err = mh_image_new(d->dll, tgt_exe(cr->t), &col_types_ops,
+			       im->types, &col_proc_ops, cr, &im->img);
+	return im;
+}
+
+static void no_queues(struct col *c, struct snap_rank *r, const char *why)
+{
+	r->queues = SNAP_QUEUES_NONE;
+	r->queues_reason = snap_str(c->s, why);
+}
+
+static int read_queues(struct col_rank *cr, struct snap_rank *r)
+{
+	struct col *c = cr->c;
+	const char *libmpi = libmpi_of(cr->view);
+	struct col_image *im;
+	struct col_dll *d;
+	char *path;
+
+	if (!libmpi) {
+		no_queues(c, r, "libmpi is not loaded in this process");
+		return 0;
+	}
+	path = dll_path_of(cr);
+	if (!path) {
+		if (!c->dll_reported)
+			md_error("rank %d (pid %d) names no message-queue DLL "
+				 "in MPIR_dll_name: give one with --dll",
+				 cr->rank, tgt_pid(cr->t));
+		c->dll_reported = true;
+		no_queues(c, r, "the MPI library names no message-queue DLL");
+		return 0;
+	}
+	d = dll_get(c, path);
+	free(path);
+	if (!d->dll) {
+		no_queues(c, r, "the message-queue DLL could not be used");
+		return 0;
+	}
+	im = image_get(cr, d, libmpi);
+	if (!im->img) {
+		no_queues(c, r, im->types ? "the DLL found no message queues "
+					    "in the MPI library"
+					  : "no type information for libmpi");
+		return 0;
+	}
+	return mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
+}
+
+int col_read_rank(struct col_rank *cr, struct snap_rank *r)
+{
+	struct col *c = cr->c;
+	long long t0 = md_now_ns(), t1;
+	int rc;
+
+	if (es_view_from_maps(c->syms, tgt_maps_text(cr->t), tgt_exe(cr->t),
+			      &cr->view) < 0)
+		return -MD_E_GONE;
+	t1 = md_now_ns();
+	c->st.setup_ns += t1 - t0;
+	rc = read_queues(cr, r);
+	t0 = md_now_ns();
+	c->st.queues_ns += t0 - t1;
+	if (rc == 0)
+		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);
+	c->st.stacks_ns += md_now_ns() - t0;
+	es_view_free(cr->view);
+	cr->view = NULL;
+	return rc;
+}
+
+void col_images_free(struct col *c)
+{
+	struct col_image *im, *in;
+	struct col_dll *d, *dn;
+
+	for (im = c->images; im; im = in) {
+		in = im->next;
+		mh_image_free(im->img);
+		dt_index_free(im->types);
+		free(im->libmpi);
+		free(im);
+	}
+	for (d = c->dlls; d; d = dn) {
+		dn = d->next;
+		mh_dll_free(d->dll);
+		free(d->path);
+		free(d);
+	}
+	c->images = NULL;
+	c->dlls = NULL;
+}
