@@ -253,7 +253,7 @@ static bool is_runtime_frame(const struct snap_frame *f)
 	return false;
 }
 
-static bool is_helper(const struct snap_frame *frames, int n)
+static bool is_helper(const struct snap_frame *frames, int n, bool in_call)
 {
 	bool helper_func = false, runtime_only = true, any_mpi_lib = false;
 
@@ -274,8 +274,9 @@ static bool is_helper(const struct snap_frame *frames, int n)
 			any_mpi_lib = true;
 	}
 	/* A thread born in the runtime that never leaves it, e.g. a
-	 * libevent loop whose names we do not know. */
-	return helper_func || (n > 0 && runtime_only && any_mpi_lib);
+	 * libevent loop whose names we do not know; but a stack cut short
+	 * inside an MPI call is the application's. */
+	return helper_func || (n > 0 && runtime_only && any_mpi_lib && !in_call);
 }
 
 void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out)
@@ -300,7 +301,7 @@ void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out)
 			break;
 		}
 	}
-	out->progress_thread = is_helper(frames, n);
+	out->progress_thread = is_helper(frames, n, out->mpi_frame >= 0);
 	if (out->progress_thread) {
 		out->call[0] = '\0';
 		out->mpi_frame = -1;
