@@ -118,8 +118,9 @@ bool mc_is_blocking(const char *call)
 
 bool mc_is_collective(const char *call)
 {
-	return call && in_list(call, mc_collectives,
-			       sizeof(mc_collectives) / sizeof(*mc_collectives));
+	size_t n = sizeof(mc_collectives) / sizeof(*mc_collectives);
+
+	return call && in_list(call, mc_collectives, n);
 }
 
 /* "MPI_Comm_split" from the letters after a [P]MPI_ or [p]mpi_ prefix:
@@ -276,7 +277,8 @@ static bool is_helper(const struct snap_frame *frames, int n, bool in_call)
 	/* A thread born in the runtime that never leaves it, e.g. a
 	 * libevent loop whose names we do not know; but a stack cut short
 	 * inside an MPI call is the application's. */
-	return helper_func || (n > 0 && runtime_only && any_mpi_lib && !in_call);
+	return helper_func ||
+	       (n > 0 && runtime_only && any_mpi_lib && !in_call);
 }
 
 void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out)

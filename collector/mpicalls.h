@@ -31,7 +31,7 @@ bool mc_is_runtime_object(const char *path);
 
 struct mc_class {
 	char call[MC_CALL_MAX];	/* "" when not in MPI */
-	int mpi_frame;		/* the outermost MPI entry frame, -1 if none */
+	int mpi_frame;		/* outermost MPI entry frame, -1 if none */
 	/* The first frame outward of mpi_frame outside the MPI and C
 	 * libraries: the user's call site.  Without an MPI call, the
 	 * innermost such frame (where the thread computes).  -1 if none. */

@@ -47,9 +47,11 @@ static void parse_maps(struct stk_walk *w)
 		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %4095[^\n]", &a, &b,
 			   path) == 3 &&
 		    (path[0] == '/' || path[0] == '[')) {
-			if (w->nmaps == cap)
-				w->maps = xrealloc(w->maps, (size_t)(cap = cap * 2 + 32) *
-								    sizeof(*w->maps));
+			if (w->nmaps == cap) {
+				cap = cap * 2 + 32;
+				w->maps = xrealloc(w->maps, (size_t)cap *
+							    sizeof(*w->maps));
+			}
 			w->maps[w->nmaps++] = (struct stk_map){
 				a, b, snap_str(w->s, path)
 			};
@@ -106,7 +108,7 @@ static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 	void *upt = _UPT_create(tid);
 	bool exact = true;	/* innermost, or after a signal frame */
 	unw_cursor_t c;
-	int r;
+	int r, keep;
 
 	th->tid = tid;
 	th->mpi_frame = th->user_frame = -1;
@@ -132,8 +134,8 @@ static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 	}
 	if (upt)
 		_UPT_destroy(upt);
-	th->frames = xrealloc(th->frames, (size_t)(th->nframes ? th->nframes : 1) *
-						  sizeof(*th->frames));
+	keep = th->nframes ? th->nframes : 1;
+	th->frames = xrealloc(th->frames, (size_t)keep * sizeof(*th->frames));
 	classify(w->s, th);
 }
 
@@ -202,7 +204,8 @@ static int es_symbolize(void *ctx, struct tgt *t, uint64_t pc,
 	if (!obj)
 		return -MD_E_NOSYM;
 	out->object = obj->path;
-	if (e->lines && dl_cache_get(e->lines, obj->path, obj->img, &tbl) == 0 &&
+	if (e->lines &&
+	    dl_cache_get(e->lines, obj->path, obj->img, &tbl) == 0 &&
 	    dl_lookup(tbl, pc - obj->bias, &loc) == 0) {
 		out->func = loc.func;
 		out->file = loc.file;

@@ -312,9 +312,11 @@ static int seize_new(struct live *l, int *failed_tid)
 			r = errno == EPERM ? -MD_E_PERM : -MD_E_SYS;
 			break;
 		}
-		if (l->n == l->cap)
-			l->thr = xrealloc(l->thr, (size_t)(l->cap = l->cap * 2 + 8) *
-							 sizeof(*l->thr));
+		if (l->n == l->cap) {
+			l->cap = l->cap * 2 + 8;
+			l->thr = xrealloc(l->thr,
+					  (size_t)l->cap * sizeof(*l->thr));
+		}
 		l->thr[l->n++] = (struct live_thr){ .tid = tids[i] };
 		if (ptrace(PTRACE_INTERRUPT, tids[i], NULL, NULL) < 0 &&
 		    errno != ESRCH) {
