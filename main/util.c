@@ -1,5 +1,4 @@
 /* util.c - allocation, messages and error texts shared by every module. */
-#define _GNU_SOURCE
 #include "md.h"
 
 #include <stdio.h>
