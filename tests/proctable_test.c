@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../collector/elfsym.h"
 #include "../collector/proctable.h"
 #include "md.h"
 #include "support/tracee.h"
@@ -247,4 +248,77 @@ Test(proctable, acquire_of_non_mpi_process_names_it_and_the_fix)
 	cr_expect_not_null(strstr(err, "pgrep"), "stderr: %s", err);
 	free(err);
 	tr_child_end(&c);
+}
+
+/* ---- e2e_proctable: a real Debian Open MPI job ---- */
+
+static struct tr_job job;
+
+static void job_fini(void)
+{
+	tr_job_end(&job);
+}
+
+static void start_nosender(void)
+{
+	const char *why = tr_job_start(&job, "samples/nosender.c", 3);
+
+	if (why)
+		cr_skip_test("%s", why);
+}
+
+static struct pt_job *acquire_or_fail(int pid, struct es_cache *ec)
+{
+	struct pt_job *j = NULL;
+	int r = pt_acquire(pid, pt_elfsym_lookup, ec, &j);
+
+	cr_assert_eq(r, 0, "pt_acquire(%d): %s", pid, md_strerror(r));
+	return j;
+}
+
+Test(e2e_proctable, mpirun_pid_gives_every_rank_with_pid_and_exe,
+     .fini = job_fini, .timeout = 90)
+{
+	struct es_cache *ec = es_cache_new();
+	struct pt_job *j;
+
+	start_nosender();
+	j = acquire_or_fail(job.mpirun, ec);
+	cr_expect_eq(j->starter_pid, job.mpirun);
+	cr_expect_eq(j->given_rank, -1);
+	cr_expect_not_null(strstr(j->starter_exe ? j->starter_exe : "",
+				  "orterun"));
+	cr_assert_eq(j->nranks, 3);
+	for (int i = 0; i < 3; i++) {
+		bool known = false;
+
+		for (int k = 0; k < job.nranks; k++)
+			known |= job.ranks[k] == j->procs[i].pid;
+		cr_expect(known, "rank %d pid %d is no child of mpirun", i,
+			  j->procs[i].pid);
+		cr_expect(j->procs[i].local);
+		cr_expect_str_eq(j->procs[i].exe, job.exe);
+	}
+	pt_job_free(j);
+	es_cache_free(ec);
+}
+
+Test(e2e_proctable, rank_pid_walks_up_to_mpirun, .fini = job_fini,
+     .timeout = 90)
+{
+	struct es_cache *ec = es_cache_new();
+	struct pt_job *j;
+	pid_t rank_pid;
+
+	start_nosender();
+	rank_pid = job.ranks[1];
+	j = acquire_or_fail(rank_pid, ec);
+	cr_expect_eq(j->starter_pid, job.mpirun);
+	cr_expect_eq(j->given_pid, rank_pid);
+	cr_assert_geq(j->given_rank, 0);
+	cr_expect_eq(j->procs[j->given_rank].pid, rank_pid);
+	pt_job_free(j);
+	es_cache_free(ec);
+	/* Memory reads only: mpirun was never stopped. */
+	cr_expect_neq(tr_proc_state(job.mpirun), 't');
 }

@@ -167,3 +167,68 @@ Test(stacks, read_all_gives_file_and_line_of_the_call_site)
 	snap_free(s);
 	tr_child_end(&c);
 }
+
+/* ---- e2e_stacks: ranks of a real Debian Open MPI job ---- */
+
+static struct tr_job job;
+
+static void job_fini(void)
+{
+	tr_job_end(&job);
+}
+
+/* Attach rank pid, read its stacks with symbols and lines, detach. */
+static void read_rank(pid_t pid, struct snap *s, struct es_cache *ec,
+		      struct dl_cache *lines, struct snap_rank *r)
+{
+	struct es_view *v = NULL;
+	struct tgt *t;
+
+	cr_assert_eq(tgt_attach(pid, &t), 0);
+	cr_assert_eq(es_view_from_maps(ec, tgt_maps_text(t), tgt_exe(t), &v),
+		     0);
+	cr_assert_eq(stk_read_all(t, v, lines, s, r), 0);
+	tgt_free(t);
+	es_view_free(v);
+}
+
+Test(e2e_stacks, ranks_show_recv_and_finalize_at_the_stuck_lines,
+     .fini = job_fini, .timeout = 120)
+{
+	const char *src = "samples/nosender.c", *why;
+	int recv_line = tr_line_of(src, "MPI_Recv("),
+	    fin_line = tr_line_of(src, "MPI_Finalize(); /* STUCK */");
+	struct es_cache *ec = es_cache_new();
+	struct dl_cache *lines = dl_cache_new();
+	struct snap *s = snap_new();
+	struct snap_rank r[3] = { 0 };
+	int helpers = 0;
+
+	why = tr_job_start(&job, src, 3);
+	if (why)
+		cr_skip_test("%s", why);
+	/* The ranks were forked in rank order: pids ascend with ranks. */
+	for (int i = 0; i < 3; i++)
+		read_rank(job.ranks[i], s, ec, lines, &r[i]);
+	cr_expect_str_eq(r[0].mpi_call, "MPI_Recv");
+	cr_expect_str_eq(r[0].call_func, "main");
+	cr_expect_eq(r[0].call_line, recv_line);
+	cr_expect_not_null(strstr(r[0].call_file ? r[0].call_file : "",
+				  "nosender.c"));
+	for (int i = 1; i < 3; i++) {
+		cr_expect_str_eq(r[i].mpi_call, "MPI_Finalize", "rank %d", i);
+		cr_expect_eq(r[i].call_line, fin_line, "rank %d", i);
+	}
+	for (int i = 0; i < r[0].nthreads; i++)
+		helpers += r[0].threads[i].progress_thread;
+	cr_expect_geq(helpers, 1, "opal/pmix progress threads");
+	cr_expect_eq(helpers, r[0].nthreads - 1);
+	for (int i = 0; i < 3; i++) {
+		cr_expect_neq(tr_proc_state(job.ranks[i]), 't',
+			      "rank %d left stopped", i);
+		free_threads(r[i].threads, r[i].nthreads);
+	}
+	snap_free(s);
+	dl_cache_free(lines);
+	es_cache_free(ec);
+}

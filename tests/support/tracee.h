@@ -52,4 +52,40 @@ struct tr_capture {
 void tr_stderr_begin(struct tr_capture *cap);
 char *tr_stderr_end(struct tr_capture *cap);
 
+/*
+ * A small real Open MPI job for the e2e suites: the sample src (a path
+ * under samples/, built with mpicc -g into a temporary directory) under
+ * Debian's mpirun with np ranks, stdin from /dev/null.  mpirun gets
+ * SIGTERM if the test process dies (PR_SET_PDEATHSIG).
+ */
+#define TR_MAX_RANKS 8
+struct tr_job {
+	pid_t mpirun;
+	int nranks;
+	pid_t ranks[TR_MAX_RANKS];	/* mpirun's children, in pid order */
+	char dir[256];
+	char exe[512];
+};
+
+/*
+ * Build and start the job and wait up to 30 s until every rank printed
+ * "MD-READY" and a little more (so they sit in the call).  Returns 0,
+ * or a reason (static string) why the test cannot run here (no mpicc,
+ * build failed, job did not start); the job is ended in that case.
+ */
+const char *tr_job_start(struct tr_job *j, const char *src, int np);
+
+/*
+ * End the job: SIGTERM to mpirun, wait up to 5 s, then SIGKILL the rank
+ * pids still alive and mpirun; reap mpirun; remove the directory.  Safe
+ * to call twice and on a job that never started.
+ */
+void tr_job_end(struct tr_job *j);
+
+/* Line number (1-based) of the first line of path containing text, or 0. */
+int tr_line_of(const char *path, const char *text);
+
+/* The state letter of pid in /proc/PID/stat ('R', 'S', 't', ...), or 0. */
+char tr_proc_state(pid_t pid);
+
 #endif /* MD_TESTS_TRACEE_H */
