@@ -219,10 +219,27 @@ int pt_read_table(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 	return 0;
 }
 
+static bool is_launcher_name(const char *comm)
+{
+	static const char *const names[] = { "mpirun", "mpiexec", "orterun",
+					     "prterun", "prte", "oshrun" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(comm, names[i]))
+			return true;
+	return false;
+}
+
 /* The user's pid was neither a starter nor under one. */
 static int report_not_mpi(int pid, const char *comm, bool rank_seen)
 {
-	if (rank_seen)
+	if (!rank_seen && is_launcher_name(comm))
+		md_error("pid %d (%s) has no MPIR process table: Open MPI 5 "
+			 "and later replaced MPIR with the PMIx tool interface, "
+			 "which is not supported: mpi-deadlock needs the "
+			 "mpirun of Open MPI 4.x",
+			 pid, comm);
+	else if (rank_seen)
 		md_error("pid %d (%s) is an MPI rank but no parent of it is an "
 			 "MPI starter with an MPIR process table (a singleton "
 			 "without mpirun, Open MPI 5, or a launcher such as "

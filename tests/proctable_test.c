@@ -4,6 +4,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../collector/elfsym.h"
@@ -248,6 +250,37 @@ Test(proctable, acquire_of_non_mpi_process_names_it_and_the_fix)
 	cr_expect_not_null(strstr(err, "pgrep"), "stderr: %s", err);
 	free(err);
 	tr_child_end(&c);
+}
+
+Test(proctable, launcher_without_mpir_is_named_as_open_mpi_5)
+{
+	struct fake_sym none[] = { { NULL, 0 } };
+	struct pt_job *j = NULL;
+	struct tr_capture cap;
+	char *err, want[64];
+	pid_t pid;
+	int r;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "prterun");
+		for (;;)
+			pause();
+	}
+	usleep(100 * 1000);
+	tr_stderr_begin(&cap);
+	r = pt_acquire(pid, fake_lookup, none, &j);
+	err = tr_stderr_end(&cap);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_expect_eq(r, -MD_E_NOTMPI);
+	snprintf(want, sizeof(want), "pid %d (prterun) has no MPIR", pid);
+	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
+	cr_expect_not_null(strstr(err, "Open MPI 5"), "stderr: %s", err);
+	free(err);
 }
 
 /* ---- e2e_proctable: a real Debian Open MPI job ---- */
