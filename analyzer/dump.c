@@ -123,8 +123,7 @@ static void put_peer(int local, int global, FILE *out)
 		fprintf(out, "local %d = global %d", local, global);
 }
 
-static void dump_op(const struct snap *s, const struct snap_op *op,
-		    FILE *out)
+static void dump_op(const struct snap *s, const struct snap_op *op, FILE *out)
 {
 	fprintf(out, "    %s %s on ", snap_op_kind_name(op->kind),
 		snap_status_name(op->status));
@@ -161,8 +160,10 @@ static void dump_queues(const struct snap *s, const struct snap_rank *r,
 	if (r->state != SNAP_RANK_COLLECTED)
 		return;
 	if (r->queues == SNAP_QUEUES_NONE) {
-		fprintf(out, "  message queues: no information from the DLL "
-			"(%s)\n", or_unknown(r->queues_reason));
+		fprintf(out,
+			"  message queues: no information from the DLL "
+			"(%s)\n",
+			or_unknown(r->queues_reason));
 		return;
 	}
 	if (!r->nops)

@@ -25,10 +25,10 @@ struct pool_chunk {
 struct snap_pool {
 	struct pool_chunk *chunks;
 	const char **strs;
-	size_t nstrs, strcap;	/* strcap is a power of two */
+	size_t nstrs, strcap; /* strcap is a power of two */
 	int *comm_slots;
-	size_t comm_cap;	/* a power of two, or 0 */
-	int comms_alloc;	/* allocated entries of snap.comms */
+	size_t comm_cap; /* a power of two, or 0 */
+	int comms_alloc; /* allocated entries of snap.comms */
 	int notes_alloc;
 };
 
@@ -203,8 +203,8 @@ static uint64_t comm_hash(uint64_t id, const char *name, int size,
 	return h;
 }
 
-static bool comm_equal(const struct snap_comm *c, uint64_t id,
-		       const char *name, int size, const int *group)
+static bool comm_equal(const struct snap_comm *c, uint64_t id, const char *name,
+		       int size, const int *group)
 {
 	if (c->id != id || c->size != size || strcmp(c->name, name) != 0)
 		return false;
@@ -249,13 +249,13 @@ int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
 		comm_slots_grow(s);
 	h = comm_hash(id, name, size, group) & (p->comm_cap - 1);
 	for (; p->comm_slots[h]; h = (h + 1) & (p->comm_cap - 1))
-		if (comm_equal(&s->comms[p->comm_slots[h] - 1], id, name,
-			       size, group))
+		if (comm_equal(&s->comms[p->comm_slots[h] - 1], id, name, size,
+			       group))
 			return p->comm_slots[h] - 1;
 	if (s->ncomms == p->comms_alloc) {
 		p->comms_alloc = s->ncomms ? 2 * s->ncomms : 8;
-		s->comms = xrealloc(s->comms,
-				    p->comms_alloc * sizeof(*s->comms));
+		s->comms =
+			xrealloc(s->comms, p->comms_alloc * sizeof(*s->comms));
 	}
 	c = &s->comms[s->ncomms];
 	c->id = id;
@@ -273,10 +273,14 @@ int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
 const char *snap_state_name(enum snap_rank_state st)
 {
 	switch (st) {
-	case SNAP_RANK_COLLECTED: return "collected";
-	case SNAP_RANK_GONE: return "gone";
-	case SNAP_RANK_UNREAD: return "unread";
-	case SNAP_RANK_REMOTE: return "remote";
+	case SNAP_RANK_COLLECTED:
+		return "collected";
+	case SNAP_RANK_GONE:
+		return "gone";
+	case SNAP_RANK_UNREAD:
+		return "unread";
+	case SNAP_RANK_REMOTE:
+		return "remote";
 	}
 	return "?";
 }
@@ -284,9 +288,12 @@ const char *snap_state_name(enum snap_rank_state st)
 const char *snap_progress_name(enum snap_progress p)
 {
 	switch (p) {
-	case SNAP_PROGRESS_UNKNOWN: return "unknown";
-	case SNAP_PROGRESS_STABLE: return "stable";
-	case SNAP_PROGRESS_CHANGED: return "changed";
+	case SNAP_PROGRESS_UNKNOWN:
+		return "unknown";
+	case SNAP_PROGRESS_STABLE:
+		return "stable";
+	case SNAP_PROGRESS_CHANGED:
+		return "changed";
 	}
 	return "?";
 }
@@ -294,9 +301,12 @@ const char *snap_progress_name(enum snap_progress p)
 const char *snap_op_kind_name(enum snap_op_kind k)
 {
 	switch (k) {
-	case SNAP_OP_SEND: return "send";
-	case SNAP_OP_RECV: return "recv";
-	case SNAP_OP_UNEXPECTED: return "unexpected";
+	case SNAP_OP_SEND:
+		return "send";
+	case SNAP_OP_RECV:
+		return "recv";
+	case SNAP_OP_UNEXPECTED:
+		return "unexpected";
 	}
 	return "?";
 }
@@ -304,9 +314,12 @@ const char *snap_op_kind_name(enum snap_op_kind k)
 const char *snap_status_name(enum snap_op_status st)
 {
 	switch (st) {
-	case SNAP_ST_PENDING: return "pending";
-	case SNAP_ST_MATCHED: return "matched";
-	case SNAP_ST_COMPLETE: return "complete";
+	case SNAP_ST_PENDING:
+		return "pending";
+	case SNAP_ST_MATCHED:
+		return "matched";
+	case SNAP_ST_COMPLETE:
+		return "complete";
 	}
 	return "?";
 }

@@ -31,8 +31,7 @@ static long key_column(const struct snaprd *r, const char *key)
 	return 1;
 }
 
-static int vfail(const struct snaprd *r, long col, const char *fmt,
-		 va_list ap)
+static int vfail(const struct snaprd *r, long col, const char *fmt, va_list ap)
 {
 	char msg[512];
 
@@ -64,7 +63,7 @@ int snaprd_fail(const struct snaprd *r, const char *key, const char *fmt, ...)
 }
 
 int snaprd_int(struct snaprd *r, jobj *o, const char *key, int64_t min,
-		   int64_t max, int def, int *out)
+	       int64_t max, int def, int *out)
 {
 	jobj *v;
 	int64_t n;
@@ -77,9 +76,10 @@ int snaprd_int(struct snaprd *r, jobj *o, const char *key, int64_t min,
 	n = json_object_get_int64(v);
 	if (n < min || n > max)
 		return snaprd_fail(r, key,
-			       "\"%s\" %" PRId64 " is out of range (%" PRId64
-			       "..%" PRId64 ")",
-			       key, n, min, max);
+				   "\"%s\" %" PRId64
+				   " is out of range (%" PRId64 "..%" PRId64
+				   ")",
+				   key, n, min, max);
 	*out = (int)n;
 	return 0;
 }
@@ -94,8 +94,8 @@ int snaprd_u64(struct snaprd *r, jobj *o, const char *key, uint64_t *out)
 	if (!json_object_is_type(v, json_type_int))
 		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
 	if (json_object_get_int64(v) < 0)
-		return snaprd_fail(r, key, "\"%s\" %" PRId64 " is negative", key,
-			       json_object_get_int64(v));
+		return snaprd_fail(r, key, "\"%s\" %" PRId64 " is negative",
+				   key, json_object_get_int64(v));
 	*out = json_object_get_uint64(v);
 	return 0;
 }
@@ -136,21 +136,24 @@ int snaprd_addr(struct snaprd *r, jobj *o, const char *key, uint64_t *out)
 	if (!json_object_object_get_ex(o, key, &v) || !v)
 		return 0;
 	str = json_object_get_string(v);
-	if (!json_object_is_type(v, json_type_string) || strncmp(str, "0x", 2) ||
-	    !str[2] || strchr(str, '-') || strchr(str, ' '))
-		return snaprd_fail(r, key, "\"%s\" must be a hex string \"0x...\"",
-			       key);
+	if (!json_object_is_type(v, json_type_string) ||
+	    strncmp(str, "0x", 2) || !str[2] || strchr(str, '-') ||
+	    strchr(str, ' '))
+		return snaprd_fail(
+			r, key, "\"%s\" must be a hex string \"0x...\"", key);
 	errno = 0;
 	*out = strtoull(str + 2, &end, 16);
 	if (*end || errno)
-		return snaprd_fail(r, key, "\"%s\" \"%s\" is not a 64-bit hex "
-			       "address", key, str);
+		return snaprd_fail(r, key,
+				   "\"%s\" \"%s\" is not a 64-bit hex "
+				   "address",
+				   key, str);
 	return 0;
 }
 
 /* A string naming one of n enum values (by names(i)), or def if absent. */
 int snaprd_enum(struct snaprd *r, jobj *o, const char *key,
-		    const char *(*names)(int), int n, int def, int *out)
+		const char *(*names)(int), int n, int def, int *out)
 {
 	const char *str;
 	int ret = snaprd_str(r, o, key, &str);
@@ -163,12 +166,13 @@ int snaprd_enum(struct snaprd *r, jobj *o, const char *key,
 			*out = i;
 			return 0;
 		}
-	return snaprd_fail(r, key, "\"%s\" \"%s\" is not a known value", key, str);
+	return snaprd_fail(r, key, "\"%s\" \"%s\" is not a known value", key,
+			   str);
 }
 
 /* The array under key (NULL if absent) and its length, at most max. */
 int snaprd_array(struct snaprd *r, jobj *o, const char *key, size_t max,
-		     jobj **arr, int *n)
+		 jobj **arr, int *n)
 {
 	jobj *v;
 
@@ -179,9 +183,10 @@ int snaprd_array(struct snaprd *r, jobj *o, const char *key, size_t max,
 	if (!json_object_is_type(v, json_type_array))
 		return snaprd_fail(r, key, "\"%s\" must be an array", key);
 	if (json_object_array_length(v) > max)
-		return snaprd_fail(r, key, "\"%s\" has %zu entries, at most %zu "
-			       "are allowed", key, json_object_array_length(v),
-			       max);
+		return snaprd_fail(r, key,
+				   "\"%s\" has %zu entries, at most %zu "
+				   "are allowed",
+				   key, json_object_array_length(v), max);
 	*arr = v;
 	*n = (int)json_object_array_length(v);
 	return 0;
@@ -209,4 +214,3 @@ int snaprd_i64(struct snaprd *r, jobj *o, const char *key, int64_t *out)
 	*out = json_object_get_int64(v);
 	return 0;
 }
-

@@ -24,15 +24,15 @@ struct snaprd {
 	long lineno;
 	const char *line;
 	size_t len;
-	char ctx[96];		/* "rank 7: op 2: " */
+	char ctx[96]; /* "rank 7: op 2: " */
 	struct snap *s;
 	struct json_tokener *tok;
 	bool have_header;
-	int nranks, ncomms;	/* from the header */
+	int nranks, ncomms; /* from the header */
 	int comms_read, ranks_read, ranks_cap;
-	int64_t group_budget;	/* group entries still allowed */
-	long long size;		/* input bytes, -1 if not known */
-	unsigned char *seen;	/* nranks bits: duplicate group entries */
+	int64_t group_budget; /* group entries still allowed */
+	long long size;	      /* input bytes, -1 if not known */
+	unsigned char *seen;  /* nranks bits: duplicate group entries */
 };
 
 /* Report an error at a column of the current line (1-based), or at the

@@ -33,18 +33,32 @@
 #define RD_DEPTH 16
 
 /* Adapters: the enum name functions take enums. */
-static const char *state_name(int i) { return snap_state_name(i); }
-static const char *progress_name(int i) { return snap_progress_name(i); }
-static const char *kind_name(int i) { return snap_op_kind_name(i); }
-static const char *status_name(int i) { return snap_status_name(i); }
+static const char *state_name(int i)
+{
+	return snap_state_name(i);
+}
+static const char *progress_name(int i)
+{
+	return snap_progress_name(i);
+}
+static const char *kind_name(int i)
+{
+	return snap_op_kind_name(i);
+}
+static const char *status_name(int i)
+{
+	return snap_status_name(i);
+}
 
 static int header_strings(struct snaprd *r, jobj *o)
 {
 	struct snap *s = r->s;
 
-	if (snaprd_str(r, o, "tool", &s->tool) || snaprd_str(r, o, "host", &s->host) ||
+	if (snaprd_str(r, o, "tool", &s->tool) ||
+	    snaprd_str(r, o, "host", &s->host) ||
 	    snaprd_str(r, o, "starter", &s->starter) ||
-	    snaprd_str(r, o, "mpi", &s->mpi) || snaprd_str(r, o, "dll", &s->dll) ||
+	    snaprd_str(r, o, "mpi", &s->mpi) ||
+	    snaprd_str(r, o, "dll", &s->dll) ||
 	    snaprd_str(r, o, "types", &s->types))
 		return -MD_E_INPUT;
 	return 0;
@@ -59,14 +73,15 @@ static int header_counts(struct snaprd *r, jobj *o)
 		return -MD_E_INPUT;
 	if (r->nranks < 0 || r->ncomms < 0)
 		return snaprd_fail(r, NULL, "the header has no \"%s\"",
-			       r->nranks < 0 ? "nranks" : "ncomms");
+				   r->nranks < 0 ? "nranks" : "ncomms");
 	if (r->size >= 0 &&
 	    ((long long)r->nranks + r->ncomms) * RD_MIN_LINE > r->size)
-		return snaprd_fail(r, "nranks",
-			       "%d ranks and %d communicators cannot fit in "
-			       "the %lld bytes of the file: truncated or "
-			       "inconsistent",
-			       r->nranks, r->ncomms, r->size);
+		return snaprd_fail(
+			r, "nranks",
+			"%d ranks and %d communicators cannot fit in "
+			"the %lld bytes of the file: truncated or "
+			"inconsistent",
+			r->nranks, r->ncomms, r->size);
 	r->group_budget = 64 * (int64_t)r->nranks + (1 << 20);
 	return 0;
 }
@@ -80,16 +95,18 @@ static int read_header(struct snaprd *r, jobj *o)
 	if (snaprd_str(r, o, "format", &fmt))
 		return -MD_E_INPUT;
 	if (!fmt || strcmp(fmt, SNAP_FORMAT) != 0)
-		return snaprd_fail(r, fmt ? "format" : NULL,
-			       "not an mpi-deadlock snapshot: the first line "
-			       "must say \"format\":\"%s\"", SNAP_FORMAT);
+		return snaprd_fail(
+			r, fmt ? "format" : NULL,
+			"not an mpi-deadlock snapshot: the first line "
+			"must say \"format\":\"%s\"",
+			SNAP_FORMAT);
 	if (snaprd_int(r, o, "version", INT_MIN, INT_MAX, -1, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
 		return snaprd_fail(r, "version",
-			       "snapshot version %d is not supported: this "
-			       "mpi-deadlock reads version %d",
-			       version, SNAP_VERSION);
+				   "snapshot version %d is not supported: this "
+				   "mpi-deadlock reads version %d",
+				   version, SNAP_VERSION);
 	if (snaprd_i64(r, o, "time", &s->time) || header_strings(r, o) ||
 	    snaprd_int(r, o, "starter_pid", 0, INT_MAX, 0, &s->starter_pid) ||
 	    snaprd_int(r, o, "looks", 0, INT_MAX, 0, &s->looks) ||
@@ -118,7 +135,8 @@ static int parse_ranges(struct snaprd *r, const char *str, int max, int *out,
 		if (*p == '-') {
 			if (*++p < '0' || *p > '9')
 				goto bad;
-			for (b = 0; *p >= '0' && *p <= '9' && b <= r->nranks; p++)
+			for (b = 0; *p >= '0' && *p <= '9' && b <= r->nranks;
+			     p++)
 				b = b * 10 + (*p - '0');
 		}
 		if (*p == ',' && p[1])
@@ -126,20 +144,25 @@ static int parse_ranges(struct snaprd *r, const char *str, int max, int *out,
 		else if (*p)
 			goto bad;
 		if (a > b || b >= r->nranks)
-			return snaprd_fail(r, "group", "\"group\" range %ld-%ld is "
-				       "out of range (%d ranks)", a, b,
-				       r->nranks);
+			return snaprd_fail(r, "group",
+					   "\"group\" range %ld-%ld is "
+					   "out of range (%d ranks)",
+					   a, b, r->nranks);
 		if (b - a + 1 > (long)max - *n)
-			return snaprd_fail(r, "group", "\"group\" has more than "
-				       "\"size\" %d entries", max);
+			return snaprd_fail(r, "group",
+					   "\"group\" has more than "
+					   "\"size\" %d entries",
+					   max);
 		for (long g = a; out && g <= b; g++)
 			out[*n + g - a] = (int)g;
 		*n += (int)(b - a + 1);
 	}
 	return 0;
 bad:
-	return snaprd_fail(r, "group", "\"group\" \"%.40s\" is not a list of rank "
-		       "ranges like \"0-3,8\" (at \"%.10s\")", str, p);
+	return snaprd_fail(r, "group",
+			   "\"group\" \"%.40s\" is not a list of rank "
+			   "ranges like \"0-3,8\" (at \"%.10s\")",
+			   str, p);
 }
 
 /* A group lists each global rank at most once. */
@@ -151,8 +174,10 @@ static int check_distinct(struct snaprd *r, const int *g, int n)
 		r->seen = xcalloc((size_t)r->nranks / 8 + 1, 1);
 	for (i = 0; i < n; i++) {
 		if (r->seen[g[i] / 8] & (1u << (g[i] % 8))) {
-			ret = snaprd_fail(r, "group", "\"group\" lists global rank "
-				      "%d twice", g[i]);
+			ret = snaprd_fail(r, "group",
+					  "\"group\" lists global rank "
+					  "%d twice",
+					  g[i]);
 			break;
 		}
 		r->seen[g[i] / 8] |= (unsigned char)(1u << (g[i] % 8));
@@ -170,8 +195,10 @@ static int group_array(struct snaprd *r, jobj *v, int size, int *g)
 
 		if (!json_object_is_type(e, json_type_int) || x < 0 ||
 		    x >= r->nranks)
-			return snaprd_fail(r, "group", "\"group\" entry %d is not a "
-				       "rank in 0..%d", i, r->nranks - 1);
+			return snaprd_fail(r, "group",
+					   "\"group\" entry %d is not a "
+					   "rank in 0..%d",
+					   i, r->nranks - 1);
 		g[i] = (int)x;
 	}
 	return 0;
@@ -186,27 +213,33 @@ static int read_group(struct snaprd *r, jobj *o, int size, int **out)
 	if (!json_object_object_get_ex(o, "group", &v) || !v)
 		return 0;
 	if (json_object_is_type(v, json_type_string)) {
-		ret = parse_ranges(r, json_object_get_string(v), size, NULL, &n);
+		ret = parse_ranges(r, json_object_get_string(v), size, NULL,
+				   &n);
 	} else if (json_object_is_type(v, json_type_array)) {
 		n = (int)(json_object_array_length(v) > (size_t)size
 				  ? (size_t)size + 1
 				  : json_object_array_length(v));
 		ret = 0;
 	} else {
-		return snaprd_fail(r, "group", "\"group\" must be an array of "
-			       "ranks or a string of rank ranges");
+		return snaprd_fail(r, "group",
+				   "\"group\" must be an array of "
+				   "ranks or a string of rank ranges");
 	}
 	if (!ret && n != size)
-		ret = snaprd_fail(r, "group", "\"group\" has %s entries than "
-			      "\"size\" %d", n < size ? "fewer" : "more", size);
+		ret = snaprd_fail(r, "group",
+				  "\"group\" has %s entries than "
+				  "\"size\" %d",
+				  n < size ? "fewer" : "more", size);
 	if (!ret && (r->group_budget -= size) < 0)
-		ret = snaprd_fail(r, "group", "the communicator groups add up to "
-			      "more than 64 entries per rank");
+		ret = snaprd_fail(r, "group",
+				  "the communicator groups add up to "
+				  "more than 64 entries per rank");
 	if (ret)
 		return ret;
 	*out = xmalloc((size_t)size * sizeof(int) + 1);
 	if (json_object_is_type(v, json_type_string))
-		ret = parse_ranges(r, json_object_get_string(v), size, *out, &n);
+		ret = parse_ranges(r, json_object_get_string(v), size, *out,
+				   &n);
 	else
 		ret = group_array(r, v, size, *out);
 	if (!ret)
@@ -228,15 +261,20 @@ static int read_comm(struct snaprd *r, jobj *o)
 	if (snaprd_int(r, o, "comm", 0, INT_MAX, 0, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
-		return snaprd_fail(r, NULL, "communicator %d comes after the rank "
-			       "lines", idx);
+		return snaprd_fail(r, NULL,
+				   "communicator %d comes after the rank "
+				   "lines",
+				   idx);
 	if (idx >= r->ncomms)
-		return snaprd_fail(r, "comm", "\"comm\" %d is out of range (%d "
-			       "communicators in the header)", idx, r->ncomms);
+		return snaprd_fail(r, "comm",
+				   "\"comm\" %d is out of range (%d "
+				   "communicators in the header)",
+				   idx, r->ncomms);
 	if (idx != r->comms_read)
-		return snaprd_fail(r, "comm", "communicator %d comes where "
-			       "communicator %d was expected", idx,
-			       r->comms_read);
+		return snaprd_fail(r, "comm",
+				   "communicator %d comes where "
+				   "communicator %d was expected",
+				   idx, r->comms_read);
 	snprintf(r->ctx, sizeof(r->ctx), "communicator %d: ", idx);
 	if (snaprd_u64(r, o, "id", &id) || snaprd_str(r, o, "name", &name) ||
 	    snaprd_int(r, o, "size", 0, r->nranks, 0, &size) ||
@@ -286,27 +324,35 @@ static int read_members(struct snaprd *r, struct snap_rank *k, jobj *o)
 		/* json-c asserts on array access to a non-array. */
 		if (!json_object_is_type(m, json_type_array) ||
 		    json_object_array_length(m) != 2)
-			return snaprd_fail(r, "members", "\"members\" entry %d "
-					   "must be [comm, local rank]", i);
+			return snaprd_fail(r, "members",
+					   "\"members\" entry %d "
+					   "must be [comm, local rank]",
+					   i);
 		c = json_object_array_get_idx(m, 0);
 		l = json_object_array_get_idx(m, 1);
 		if (!json_object_is_type(c, json_type_int) ||
 		    !json_object_is_type(l, json_type_int))
-			return snaprd_fail(r, "members", "\"members\" entry %d must "
-				       "be [comm, local rank]", i);
+			return snaprd_fail(r, "members",
+					   "\"members\" entry %d must "
+					   "be [comm, local rank]",
+					   i);
 		ci = json_object_get_int64(c);
 		li = json_object_get_int64(l);
 		if (ci < 0 || ci >= r->ncomms)
-			return snaprd_fail(r, "members", "\"members\" entry %d: "
-				       "comm %" PRId64 " is out of range (%d "
-				       "communicators)", i, ci, r->ncomms);
+			return snaprd_fail(r, "members",
+					   "\"members\" entry %d: "
+					   "comm %" PRId64
+					   " is out of range (%d "
+					   "communicators)",
+					   i, ci, r->ncomms);
 		comm = &r->s->comms[ci];
 		if (li < 0 || li >= comm->size ||
 		    (comm->group && comm->group[li] != k->rank))
-			return snaprd_fail(r, "members", "\"members\" entry %d: "
-				       "rank %d is not local rank %" PRId64
-				       " of communicator %" PRId64, i, k->rank,
-				       li, ci);
+			return snaprd_fail(r, "members",
+					   "\"members\" entry %d: "
+					   "rank %d is not local rank %" PRId64
+					   " of communicator %" PRId64,
+					   i, k->rank, li, ci);
 		k->members[i].comm = (int)ci;
 		k->members[i].local_rank = (int)li;
 	}
@@ -327,8 +373,9 @@ static int read_queues(struct snaprd *r, struct snap_rank *k, jobj *o)
 	if (!json_object_is_type(v, json_type_object) ||
 	    !json_object_object_get_ex(v, "none", &none) ||
 	    !json_object_is_type(none, json_type_string))
-		return snaprd_fail(r, "queues", "\"queues\" must be \"ok\" or "
-			       "{\"none\":\"reason\"}");
+		return snaprd_fail(r, "queues",
+				   "\"queues\" must be \"ok\" or "
+				   "{\"none\":\"reason\"}");
 	k->queues = SNAP_QUEUES_NONE;
 	k->queues_reason = snap_str(r->s, json_object_get_string(none));
 	return 0;
@@ -345,7 +392,7 @@ static int read_actual(struct snaprd *r, struct snap_op *op, jobj *o)
 		return 0;
 	if (snaprd_int(r, a, "peer", -1, INT_MAX, -1, &op->actual_local) ||
 	    snaprd_int(r, a, "peer_global", -1, r->nranks - 1, -1,
-		    &op->actual_global) ||
+		       &op->actual_global) ||
 	    snaprd_int(r, a, "tag", INT_MIN, INT_MAX, 0, &op->actual_tag) ||
 	    snaprd_u64(r, a, "length", &op->actual_length))
 		return -MD_E_INPUT;
@@ -363,8 +410,10 @@ static int read_extra(struct snaprd *r, struct snap_op *op, jobj *o)
 		jobj *e = json_object_array_get_idx(a, (size_t)i);
 
 		if (!json_object_is_type(e, json_type_string))
-			return snaprd_fail(r, "extra", "\"extra\" entry %d must be "
-				       "a string", i);
+			return snaprd_fail(r, "extra",
+					   "\"extra\" entry %d must be "
+					   "a string",
+					   i);
 		op->extra[i] = snap_str(r->s, json_object_get_string(e));
 		op->nextra = i + 1;
 	}
@@ -378,20 +427,25 @@ static int op_peer(struct snaprd *r, struct snap_op *op, jobj *o)
 	if (snaprd_int(r, o, "comm", -1, INT_MAX, -1, &op->comm))
 		return -MD_E_INPUT;
 	if (op->comm >= r->ncomms)
-		return snaprd_fail(r, "comm", "\"comm\" %d is out of range "
-				   "(%d communicators)", op->comm, r->ncomms);
+		return snaprd_fail(r, "comm",
+				   "\"comm\" %d is out of range "
+				   "(%d communicators)",
+				   op->comm, r->ncomms);
 	c = op->comm >= 0 ? &r->s->comms[op->comm] : NULL;
 	if (snaprd_int(r, o, "peer", -1, c ? c->size - 1 : INT_MAX, -1,
-		    &op->peer_local) ||
+		       &op->peer_local) ||
 	    snaprd_int(r, o, "peer_global", -1, r->nranks - 1, -1,
-		    &op->peer_global))
+		       &op->peer_global))
 		return -MD_E_INPUT;
 	if (c && c->group && op->peer_local >= 0 && op->peer_global >= 0 &&
 	    c->group[op->peer_local] != op->peer_global)
-		return snaprd_fail(r, "peer_global", "\"peer_global\" %d is not "
-			       "\"peer\" %d of communicator %d (global rank "
-			       "%d)", op->peer_global, op->peer_local, op->comm,
-			       c->group[op->peer_local]);
+		return snaprd_fail(
+			r, "peer_global",
+			"\"peer_global\" %d is not "
+			"\"peer\" %d of communicator %d (global rank "
+			"%d)",
+			op->peer_global, op->peer_local, op->comm,
+			c->group[op->peer_local]);
 	return 0;
 }
 
@@ -400,9 +454,11 @@ static int read_op(struct snaprd *r, struct snap_op *op, jobj *o)
 	int kind, status;
 
 	if (!json_object_is_type(o, json_type_object))
-		return snaprd_fail(r, "ops", "an entry of \"ops\" is not an object");
+		return snaprd_fail(r, "ops",
+				   "an entry of \"ops\" is not an object");
 	if (!json_object_object_get_ex(o, "kind", NULL))
-		return snaprd_fail(r, "ops", "an entry of \"ops\" has no \"kind\"");
+		return snaprd_fail(r, "ops",
+				   "an entry of \"ops\" has no \"kind\"");
 	if (snaprd_enum(r, o, "kind", kind_name, 3, 0, &kind) ||
 	    snaprd_enum(r, o, "status", status_name, 3, 0, &status) ||
 	    op_peer(r, op, o) ||
@@ -411,7 +467,8 @@ static int read_op(struct snaprd *r, struct snap_op *op, jobj *o)
 	    snaprd_u64(r, o, "length", &op->length) ||
 	    snaprd_addr(r, o, "buffer", &op->buffer) ||
 	    snaprd_bool(r, o, "system_buffer", &op->system_buffer) ||
-	    read_actual(r, op, o) || snaprd_addr(r, o, "request", &op->request) ||
+	    read_actual(r, op, o) ||
+	    snaprd_addr(r, o, "request", &op->request) ||
 	    snaprd_bool(r, o, "corrected", &op->status_corrected) ||
 	    read_extra(r, op, o))
 		return -MD_E_INPUT;
@@ -443,9 +500,11 @@ static int read_ops(struct snaprd *r, struct snap_rank *k, jobj *o)
 static int read_frame(struct snaprd *r, struct snap_frame *f, jobj *o)
 {
 	if (!json_object_is_type(o, json_type_object))
-		return snaprd_fail(r, "frames", "an entry of \"frames\" is not an "
-			       "object");
-	if (snaprd_addr(r, o, "pc", &f->pc) || snaprd_str(r, o, "func", &f->func) ||
+		return snaprd_fail(r, "frames",
+				   "an entry of \"frames\" is not an "
+				   "object");
+	if (snaprd_addr(r, o, "pc", &f->pc) ||
+	    snaprd_str(r, o, "func", &f->func) ||
 	    snaprd_str(r, o, "object", &f->object) ||
 	    snaprd_str(r, o, "file", &f->file) ||
 	    snaprd_int(r, o, "line", 0, INT_MAX, 0, &f->line))
@@ -460,8 +519,9 @@ static int read_thread(struct snaprd *r, struct snap_thread *t, jobj *o)
 
 	t->mpi_frame = t->user_frame = -1;
 	if (!json_object_is_type(o, json_type_object))
-		return snaprd_fail(r, "threads", "an entry of \"threads\" is not "
-			       "an object");
+		return snaprd_fail(r, "threads",
+				   "an entry of \"threads\" is not "
+				   "an object");
 	if (snaprd_int(r, o, "tid", 0, INT_MAX, 0, &t->tid) ||
 	    snaprd_str(r, o, "call", &t->mpi_call) ||
 	    snaprd_bool(r, o, "progress_thread", &t->progress_thread) ||
@@ -511,8 +571,7 @@ static void ranks_reserve(struct snaprd *r, int idx)
 		cap = cap ? 2 * cap : 4096;
 	if (cap > r->nranks)
 		cap = r->nranks;
-	r->s->ranks = xrealloc(r->s->ranks,
-			       (size_t)cap * sizeof(*r->s->ranks));
+	r->s->ranks = xrealloc(r->s->ranks, (size_t)cap * sizeof(*r->s->ranks));
 	r->ranks_cap = (int)cap;
 }
 
@@ -521,18 +580,23 @@ static int rank_number(struct snaprd *r, jobj *o, int *idx)
 	if (snaprd_int(r, o, "rank", 0, INT_MAX, 0, idx))
 		return -MD_E_INPUT;
 	if (r->comms_read != r->ncomms)
-		return snaprd_fail(r, NULL, "rank %d comes after %d communicator "
-			       "lines, the header says %d", *idx, r->comms_read,
-			       r->ncomms);
+		return snaprd_fail(r, NULL,
+				   "rank %d comes after %d communicator "
+				   "lines, the header says %d",
+				   *idx, r->comms_read, r->ncomms);
 	if (*idx >= r->nranks)
-		return snaprd_fail(r, "rank", "rank %d is out of range (%d ranks "
-			       "in the header)", *idx, r->nranks);
+		return snaprd_fail(r, "rank",
+				   "rank %d is out of range (%d ranks "
+				   "in the header)",
+				   *idx, r->nranks);
 	if (*idx < r->ranks_read)
 		return snaprd_fail(r, "rank", "rank %d appears twice", *idx);
 	if (*idx > r->ranks_read)
-		return snaprd_fail(r, "rank", "rank %d comes where rank %d was "
-			       "expected: ranks must be in order, none "
-			       "missing", *idx, r->ranks_read);
+		return snaprd_fail(r, "rank",
+				   "rank %d comes where rank %d was "
+				   "expected: ranks must be in order, none "
+				   "missing",
+				   *idx, r->ranks_read);
 	return 0;
 }
 
@@ -551,7 +615,8 @@ static int read_rank(struct snaprd *r, jobj *o)
 	r->s->nranks = idx + 1;
 	snprintf(r->ctx, sizeof(r->ctx), "rank %d: ", idx);
 	if (snaprd_int(r, o, "pid", 0, INT_MAX, 0, &k->pid) ||
-	    snaprd_str(r, o, "host", &k->host) || snaprd_str(r, o, "exe", &k->exe) ||
+	    snaprd_str(r, o, "host", &k->host) ||
+	    snaprd_str(r, o, "exe", &k->exe) ||
 	    snaprd_enum(r, o, "state", state_name, 4, 0, &state) ||
 	    snaprd_enum(r, o, "progress", progress_name, 3, 0, &progress) ||
 	    snaprd_str(r, o, "call", &k->mpi_call) || read_site(r, k, o) ||
@@ -580,14 +645,16 @@ static int read_object(struct snaprd *r, jobj *o)
 		return read_comm(r, o);
 	if (json_object_object_get_ex(o, "note", &note)) {
 		if (!json_object_is_type(note, json_type_string))
-			return snaprd_fail(r, "note", "\"note\" must be a string");
+			return snaprd_fail(r, "note",
+					   "\"note\" must be a string");
 		snap_note(r->s, "%s", json_object_get_string(note));
 		return 0;
 	}
 	if (json_object_object_get_ex(o, "format", NULL))
 		return snaprd_fail(r, NULL, "a second header line");
-	return snaprd_fail(r, NULL, "the line is neither a communicator, a rank "
-		       "nor a note");
+	return snaprd_fail(r, NULL,
+			   "the line is neither a communicator, a rank "
+			   "nor a note");
 }
 
 static int parse_line(struct snaprd *r)
@@ -599,9 +666,9 @@ static int parse_line(struct snaprd *r)
 
 	r->ctx[0] = '\0';
 	if (memchr(r->line, '\0', r->len))
-		return snaprd_fail_at(r, (char *)memchr(r->line, '\0', r->len) -
-					      r->line + 1,
-				   "a NUL byte in the line");
+		return snaprd_fail_at(
+			r, (char *)memchr(r->line, '\0', r->len) - r->line + 1,
+			"a NUL byte in the line");
 	json_tokener_reset(r->tok);
 	/* The terminating NUL goes in too: it ends a bare top-level number
 	 * or literal, which json-c would otherwise wait on. */
@@ -609,16 +676,18 @@ static int parse_line(struct snaprd *r)
 	err = json_tokener_get_error(r->tok);
 	end = json_tokener_get_parse_end(r->tok);
 	if (err == json_tokener_continue || err == json_tokener_error_parse_eof)
-		return snaprd_fail_at(r, (long)r->len + 1, "the line ends inside "
-				   "a JSON value: truncated");
+		return snaprd_fail_at(r, (long)r->len + 1,
+				      "the line ends inside "
+				      "a JSON value: truncated");
 	if (err != json_tokener_success)
 		return snaprd_fail_at(r, (long)end + 1, "invalid JSON: %s",
-				   json_tokener_error_desc(err));
+				      json_tokener_error_desc(err));
 	for (end = end > r->len ? r->len : end; end < r->len; end++)
 		if (!strchr(" \t\r", r->line[end])) {
 			json_object_put(o);
-			return snaprd_fail_at(r, (long)end + 1, "text after the "
-					   "JSON object");
+			return snaprd_fail_at(r, (long)end + 1,
+					      "text after the "
+					      "JSON object");
 		}
 	ret = read_object(r, o);
 	json_object_put(o);
@@ -642,11 +711,13 @@ static int check_complete(struct snaprd *r)
 	if (!r->have_header)
 		return snaprd_fail(r, NULL, "empty file: no snapshot header");
 	if (r->comms_read < r->ncomms)
-		return snaprd_fail(r, NULL, "truncated: %d of %d communicator "
-			       "lines", r->comms_read, r->ncomms);
+		return snaprd_fail(r, NULL,
+				   "truncated: %d of %d communicator "
+				   "lines",
+				   r->comms_read, r->ncomms);
 	if (r->ranks_read < r->nranks)
 		return snaprd_fail(r, NULL, "truncated: %d of %d rank lines",
-			       r->ranks_read, r->nranks);
+				   r->ranks_read, r->nranks);
 	return 0;
 }
 
@@ -662,7 +733,8 @@ static long long input_size(FILE *f)
 
 int snap_read(FILE *f, const char *name, struct snap **out)
 {
-	struct snaprd r = { .name = name ? name : "snapshot", .size = input_size(f) };
+	struct snaprd r = {.name = name ? name : "snapshot",
+			   .size = input_size(f)};
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t n;

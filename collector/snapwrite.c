@@ -20,8 +20,9 @@ typedef struct json_object jobj;
 
 static void add(jobj *o, const char *key, jobj *v)
 {
-	json_object_object_add_ex(o, key, v, JSON_C_OBJECT_ADD_KEY_IS_NEW |
-					     JSON_C_OBJECT_KEY_IS_CONSTANT);
+	json_object_object_add_ex(o, key, v,
+				  JSON_C_OBJECT_ADD_KEY_IS_NEW |
+					  JSON_C_OBJECT_KEY_IS_CONSTANT);
 }
 
 static void add_str(jobj *o, const char *key, const char *v)
@@ -54,8 +55,9 @@ static void add_true(jobj *o, const char *key, bool v)
 /* Print one line and drop the object. */
 static void put_line(jobj *o, FILE *f)
 {
-	fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						JSON_C_TO_STRING_NOSLASHESCAPE),
+	fputs(json_object_to_json_string_ext(
+		      o,
+		      JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
 	      f);
 	fputc('\n', f);
 	json_object_put(o);
@@ -187,8 +189,9 @@ static jobj *op_object(const struct snap_op *op)
 		jobj *a = json_object_new_array_ext(op->nextra);
 
 		for (int i = 0; i < op->nextra && i < 5; i++)
-			json_object_array_add(a, json_object_new_string(
-				op->extra[i] ? op->extra[i] : ""));
+			json_object_array_add(
+				a, json_object_new_string(
+					   op->extra[i] ? op->extra[i] : ""));
 		add(o, "extra", a);
 	}
 	return o;
@@ -251,7 +254,8 @@ static void add_lists(jobj *o, const struct snap_rank *r)
 			json_object_array_add(
 				m, json_object_new_int(r->members[i].comm));
 			json_object_array_add(
-				m, json_object_new_int(r->members[i].local_rank));
+				m,
+				json_object_new_int(r->members[i].local_rank));
 			json_object_array_add(a, m);
 		}
 		add(o, "members", a);
@@ -271,8 +275,7 @@ static void add_lists(jobj *o, const struct snap_rank *r)
 	if (r->nthreads > 0) {
 		a = json_object_new_array_ext(r->nthreads);
 		for (int i = 0; i < r->nthreads; i++)
-			json_object_array_add(a,
-					      thread_object(&r->threads[i]));
+			json_object_array_add(a, thread_object(&r->threads[i]));
 		add(o, "threads", a);
 	}
 }
@@ -313,7 +316,8 @@ int snap_write(const struct snap *s, FILE *f)
 	}
 	if (fflush(f) != 0 || ferror(f)) {
 		md_error("writing the snapshot: %s; check the disk space and "
-			 "the path", strerror(errno ? errno : EIO));
+			 "the path",
+			 strerror(errno ? errno : EIO));
 		return -MD_E_SYS;
 	}
 	return 0;

@@ -50,18 +50,20 @@ static void add_stack(struct snap *s, struct snap_rank *r, const char *call,
 {
 	struct snap_thread *t = xcalloc(1, sizeof(*t));
 	struct snap_frame *f = xcalloc(4, sizeof(*f));
-	const char *libmpi = snap_str(s, "/usr/lib/x86_64-linux-gnu/libmpi.so.40");
+	const char *libmpi =
+		snap_str(s, "/usr/lib/x86_64-linux-gnu/libmpi.so.40");
 
-	f[0] = (struct snap_frame){ 0x7f1200001000, snap_str(s, "opal_progress"),
+	f[0] = (struct snap_frame){
+		0x7f1200001000, snap_str(s, "opal_progress"),
 		snap_str(s, "/usr/lib/x86_64-linux-gnu/libopen-pal.so.40"),
-		NULL, 0 };
-	f[1] = (struct snap_frame){ 0x7f1200002000, snap_str(s, pmpi), libmpi,
-		NULL, 0 };
-	f[2] = (struct snap_frame){ 0x555500001234, snap_str(s, "main"),
-		r->exe, snap_str(s, "bench.c"), line };
-	f[3] = (struct snap_frame){ 0x7f1200003000,
-		snap_str(s, "__libc_start_main"),
-		snap_str(s, "/lib/x86_64-linux-gnu/libc.so.6"), NULL, 0 };
+		NULL, 0};
+	f[1] = (struct snap_frame){0x7f1200002000, snap_str(s, pmpi), libmpi,
+				   NULL, 0};
+	f[2] = (struct snap_frame){0x555500001234, snap_str(s, "main"), r->exe,
+				   snap_str(s, "bench.c"), line};
+	f[3] = (struct snap_frame){
+		0x7f1200003000, snap_str(s, "__libc_start_main"),
+		snap_str(s, "/lib/x86_64-linux-gnu/libc.so.6"), NULL, 0};
 	t->tid = r->pid;
 	t->mpi_call = snap_str(s, call);
 	t->mpi_frame = 1;
@@ -81,8 +83,8 @@ static void fill_rank(struct gen *g, struct snap_rank *r)
 	struct snap *s = g->s;
 	char host[32];
 	int i = r->rank;
-	bool barrier = g->kind == COLLECTIVE ||
-		       (g->kind == BYSTANDERS && i > 1);
+	bool barrier =
+		g->kind == COLLECTIVE || (g->kind == BYSTANDERS && i > 1);
 
 	snprintf(host, sizeof(host), "node%05d", i / 64);
 	r->pid = 10000 + i % 64;
@@ -111,8 +113,8 @@ static void fill_rank(struct gen *g, struct snap_rank *r)
 
 static int parse_kind(const char *name, enum kind *k)
 {
-	static const char *const names[] = { "ring", "wildcard", "collective",
-					     "bystanders" };
+	static const char *const names[] = {"ring", "wildcard", "collective",
+					    "bystanders"};
 
 	for (int i = 0; i < 4; i++)
 		if (strcmp(name, names[i]) == 0) {
@@ -147,7 +149,7 @@ static int read_mode(const char *path)
 
 int main(int argc, char **argv)
 {
-	struct gen g = { 0 };
+	struct gen g = {0};
 	FILE *out = stdout;
 	int *group, ret;
 
@@ -155,7 +157,7 @@ int main(int argc, char **argv)
 		return read_mode(argv[2]);
 	if (argc < 3 || parse_kind(argv[1], &g.kind) || atoi(argv[2]) < 2) {
 		fprintf(stderr, "usage: gensnap ring|wildcard|collective|"
-			"bystanders NRANKS(>=2) [FILE]\n");
+				"bystanders NRANKS(>=2) [FILE]\n");
 		return MD_EXIT_USAGE;
 	}
 	g.n = atoi(argv[2]);
