@@ -332,65 +332,98 @@ static int seize_new(struct live *l, int *failed_tid)
 	return r < 0 ? r : added;
 }
 
+#define TGT_STOP_TIMEOUT_NS (5LL * 1000 * 1000 * 1000)
+
+enum wait_result { W_STOPPED, W_GONE, W_STUCK };
+
 /*
- * Wait until thread i is stopped.  A signal-delivery-stop is a stop too,
- * but its signal must be given back on detach.  Returns false if the
- * thread is gone.
+ * Wait until the thread is stopped.  A signal-delivery-stop is a stop
+ * too, but its signal must be given back on detach.  Polled with a
+ * deadline: a thread in uninterruptible sleep (NFS, a driver) stops only
+ * when it wakes, and we must not hang on it.
  */
-static bool wait_stopped(struct live_thr *th)
+static enum wait_result wait_stopped(struct live_thr *th, long long deadline)
 {
+	useconds_t nap = 0;
+	pid_t got;
 	int st;
 
 	for (;;) {
-		if (waitpid(th->tid, &st, __WALL) < 0) {
-			if (errno == EINTR)
-				continue;
-			return false;
+		got = waitpid(th->tid, &st, __WALL | WNOHANG);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return W_GONE;
+		if (got == 0) {
+			if (md_now_ns() > deadline)
+				return W_STUCK;
+			usleep(nap);
+			nap = nap < 8000 ? nap + 100 : nap;
+			continue;
 		}
 		if (!WIFSTOPPED(st))
-			return false;	/* exited or killed: reaped */
+			return W_GONE;	/* exited or killed: reaped */
 		if ((st >> 16) != PTRACE_EVENT_STOP)
 			th->sig = WSTOPSIG(st);
-		return true;
+		return W_STOPPED;
 	}
 }
 
-static void wait_all(struct live *l)
+/*
+ * Wait for the stops of the new threads (each stop is reported once).
+ * Returns the tid of a thread that did not stop in time, else 0; such a
+ * thread cannot be detached before it stops: the kernel detaches it when
+ * we exit.
+ */
+static int wait_all(struct live *l)
 {
-	int kept = 0;
+	long long deadline = md_now_ns() + TGT_STOP_TIMEOUT_NS;
+	int kept = 0, stuck = 0;
 
-	/* Each stop is reported once: wait only for the new threads. */
 	for (int i = 0; i < l->n; i++) {
-		if (l->thr[i].stopped || wait_stopped(&l->thr[i])) {
+		enum wait_result w = W_STOPPED;
+
+		if (!l->thr[i].stopped)
+			w = wait_stopped(&l->thr[i], deadline);
+		if (w == W_STUCK && !stuck)
+			stuck = l->thr[i].tid;
+		if (w == W_STOPPED) {
 			l->thr[i].stopped = true;
 			l->thr[kept++] = l->thr[i];
 		}
 	}
 	l->n = kept;
+	return stuck;
 }
 
 static int live_attach(struct live *l)
 {
-	int r, failed = l->pid, saved, rounds = 0;
+	int r, failed = l->pid, saved, rounds = 0, stuck = 0;
 
 	l->attached = true;
 	do {
 		r = seize_new(l, &failed);
 		if (r < 0)
 			break;
-		wait_all(l);
-	} while (r > 0 && ++rounds < 1000);
+		stuck = wait_all(l);
+	} while (r > 0 && !stuck && ++rounds < 1000);
 	saved = errno;
+	if (stuck)
+		r = -MD_E_SYS;
 	if (r < 0 || l->n == 0) {
 		/* PTRACE_DETACH needs a stopped tracee: collect the stops of
 		 * the threads seized in the failed round first. */
-		wait_all(l);
+		if (!stuck)
+			wait_all(l);
 		live_detach_all(l);
-		errno = saved;
 		if (r == 0)
 			r = -MD_E_GONE;
 	}
-	if (r == -MD_E_SYS)
+	if (stuck)
+		md_error("thread %d of pid %d did not stop within 5 s "
+			 "(uninterruptible sleep?): try again later",
+			 stuck, l->pid);
+	else if (r == -MD_E_SYS)
 		md_error("ptrace(PTRACE_SEIZE/INTERRUPT, %d) in pid %d: %s",
 			 failed, l->pid, strerror(saved));
 	else if (r == -MD_E_GONE)

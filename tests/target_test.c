@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -292,4 +293,43 @@ Test(target, proc_parent_names_our_parent)
 	cr_assert_eq(tgt_proc_parent(getpid(), &ppid, comm), 0);
 	cr_expect_eq(ppid, getppid());
 	cr_expect_eq(tgt_proc_parent(-5, &ppid, comm), -MD_E_NOSUCH);
+}
+
+Test(target, attach_gives_up_on_a_thread_that_cannot_stop, .timeout = 30)
+{
+	struct tr_capture cap;
+	struct tgt *t = NULL;
+	char *err, want[64];
+	long long t0;
+	pid_t pid;
+	int r;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* A vfork parent sleeps unstoppably until the child execs or
+		 * exits: a stand-in for a thread in uninterruptible sleep. */
+		if (vfork() == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			for (;;)
+				pause();
+		}
+		_exit(0);
+	}
+	usleep(200 * 1000);
+	tr_stderr_begin(&cap);
+	t0 = md_now_ns();
+	r = tgt_attach(pid, &t);
+	err = tr_stderr_end(&cap);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, __WALL);
+	cr_expect_eq(r, -MD_E_SYS);
+	cr_expect_null(t);
+	cr_expect_lt(md_now_ns() - t0, 8LL * 1000 * 1000 * 1000);
+	snprintf(want, sizeof(want), "thread %d of pid %d did not stop", pid,
+		 pid);
+	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
+	free(err);
 }
