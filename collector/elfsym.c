@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <libelf.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,6 +43,9 @@ struct es_image {
 	struct es_addr *addrs;	/* functions sorted by value */
 	size_t naddrs, addrs_cap;
 	uint64_t base_vaddr, vaddr_end;
+	char *soname;		/* DT_SONAME, NULL if none */
+	char **needed;		/* DT_NEEDED names, in order */
+	unsigned nneeded;
 };
 
 /* File identity: a library replaced on disk between two looks is a new
@@ -158,6 +162,37 @@ static void read_symtab(struct es_image *img, Elf *elf, Elf_Scn *scn,
 	}
 }
 
+static void read_dynamic(struct es_image *img, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!data || sh->sh_entsize == 0)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Dyn d;
+		const char *name;
+
+		if (!gelf_getdyn(data, (int)i, &d) || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, d.d_un.d_val);
+		if (!name)
+			continue;
+		if (d.d_tag == DT_SONAME) {
+			free(img->soname);
+			img->soname = xstrdup(name);
+			continue;
+		}
+		img->needed = xrealloc(img->needed, (img->nneeded + 1) *
+						    sizeof(*img->needed));
+		img->needed[img->nneeded++] = xstrdup(name);
+	}
+}
+
 static void read_segments(struct es_image *img, Elf *elf)
 {
 	size_t i, n;
@@ -213,6 +248,8 @@ static int index_elf(struct es_image *img, Elf *elf, const char *path)
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
 			read_symtab(img, elf, scn, &sh);
+		else if (sh.sh_type == SHT_DYNAMIC)
+			read_dynamic(img, elf, scn, &sh);
 	}
 	if (img->naddrs)
 		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
@@ -262,6 +299,10 @@ void es_image_free(struct es_image *img)
 		free(e->name);
 		free(e);
 	}
+	while (img->nneeded)
+		free(img->needed[--img->nneeded]);
+	free(img->needed);
+	free(img->soname);
 	free(img->addrs);
 	free(img->path);
 	free(img);
@@ -525,7 +566,8 @@ struct es_mapfile {
 	char *path;
 	uint64_t start;		/* lowest mapping with file offset 0 */
 	bool have_start;
-	int rank;		/* 0 executable, 1 library, 2 the dynamic linker */
+	struct es_image *img;	/* NULL: not an ELF file we can read */
+	unsigned order;		/* search order; UINT_MAX: not reached */
 };
 
 static int find_mapfile(struct es_mapfile *f, unsigned n, const char *path)
@@ -562,20 +604,63 @@ static int parse_maps_line(const char *line, uint64_t *start,
 	return *line == '/' && ino != 0;
 }
 
-static bool is_dynamic_linker(const char *path)
+/* The mapped file that a DT_NEEDED name refers to: by DT_SONAME, else by
+ * file name (a library without a soname). */
+static int find_needed(const struct es_mapfile *f, unsigned n,
+		       const char *needed)
 {
-	const char *base = strrchr(path, '/');
+	unsigned i;
+	const char *base;
 
-	base = base ? base + 1 : path;
-	return strncmp(base, "ld-linux", 8) == 0 || strncmp(base, "ld.so", 5) == 0;
+	for (i = 0; i < n; i++)
+		if (f[i].img && f[i].img->soname &&
+		    strcmp(f[i].img->soname, needed) == 0)
+			return (int)i;
+	for (i = 0; i < n; i++) {
+		base = strrchr(f[i].path, '/');
+		if (f[i].img && strcmp(base ? base + 1 : f[i].path, needed) == 0)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * ld.so's global search order: the executable, then its DT_NEEDED
+ * libraries breadth-first (each once).  Objects not reached that way were
+ * dlopen()ed later (Open MPI's mca_*.so plugins); they follow, by
+ * decreasing address, an approximation of load order since mmap hands out
+ * addresses top-down.
+ */
+static void linker_order(struct es_mapfile *f, unsigned n, unsigned exe)
+{
+	unsigned *queue = xmalloc((n + 1) * sizeof(*queue));
+	unsigned head = 0, tail = 0, next = 0, i, k;
+	int j;
+
+	for (i = 0; i < n; i++)
+		f[i].order = UINT_MAX;
+	f[exe].order = next++;
+	queue[tail++] = exe;
+	while (head < tail) {
+		const struct es_image *img = f[queue[head++]].img;
+
+		for (k = 0; img && k < img->nneeded; k++) {
+			j = find_needed(f, n, img->needed[k]);
+			if (j >= 0 && f[j].order == UINT_MAX) {
+				f[j].order = next++;
+				queue[tail++] = (unsigned)j;
+			}
+		}
+	}
+	free(queue);
 }
 
 static int cmp_mapfile(const void *a, const void *b)
 {
 	const struct es_mapfile *x = a, *y = b;
 
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
 	if (x->start != y->start)
 		return x->start > y->start ? -1 : 1;
 	return 0;
@@ -641,27 +726,27 @@ int es_view_from_maps(struct es_cache *c, const char *maps_text,
 {
 	struct es_mapfile *f;
 	struct es_view *v;
-	unsigned n, i;
+	unsigned n, i, exe = 0;
 
 	*out = NULL;
 	if (collect_mapfiles(maps_text, &f, &n) < 0)
 		return -MD_E_INPUT;
 	for (i = 0; i < n; i++) {
-		if (exe_path ? strcmp(f[i].path, exe_path) == 0 : i == 0)
-			f[i].rank = 0;
-		else
-			f[i].rank = is_dynamic_linker(f[i].path) ? 2 : 1;
+		if (!f[i].have_start ||
+		    cache_get(c, f[i].path, true, &f[i].img) != 0)
+			f[i].img = NULL;
+		if (exe_path && strcmp(f[i].path, exe_path) == 0)
+			exe = i;
 	}
-	if (n)
+	if (n) {
+		linker_order(f, n, exe);
 		qsort(f, n, sizeof(*f), cmp_mapfile);
+	}
 	v = es_view_new(c);
 	for (i = 0; i < n; i++) {
-		struct es_image *img;
-
-		if (f[i].have_start &&
-		    cache_get(c, f[i].path, true, &img) == 0)
-			view_append(v, f[i].path, f[i].start - img->base_vaddr,
-				    img);
+		if (f[i].img)
+			view_append(v, f[i].path,
+				    f[i].start - f[i].img->base_vaddr, f[i].img);
 		free(f[i].path);
 	}
 	free(f);

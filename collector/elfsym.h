@@ -106,13 +106,14 @@ int es_view_add(struct es_view *v, const char *path, uint64_t bias);
  * Build a view from the text of /proc/PID/maps.  exe_path is the
  * process's executable (readlink of /proc/PID/exe); NULL takes the first
  * file mapped.  Each file's bias is the start of its lowest mapping with
- * file offset 0 minus es_image_base_vaddr.  Order: the executable, then
- * the other files by decreasing address, which is load order for
- * libraries that ld.so maps top-down (an approximation: a caller that can
- * read link_map should use es_view_add).  Mappings that are not regular
- * ELF files ([heap], [vdso], deleted files, non-ELF files such as locale
- * archives) are skipped silently.  Returns 0 and *out, or -MD_E_INPUT for
- * text that is not maps format (reported).
+ * file offset 0 minus es_image_base_vaddr.  Order: ld.so's global scope,
+ * i.e. the executable, then its DT_NEEDED libraries breadth-first
+ * (matched by DT_SONAME or file name); then objects dlopen()ed later
+ * (Open MPI's plugins) by decreasing address, an approximation of their
+ * load order (a caller that reads link_map can use es_view_add instead).
+ * Mappings that are not readable ELF files ([heap], [vdso], deleted
+ * files, locale archives) are skipped silently.  Returns 0 and *out, or
+ * -MD_E_INPUT for text that is not maps format (reported).
  */
 int es_view_from_maps(struct es_cache *c, const char *maps_text,
 		      const char *exe_path, struct es_view **out);

@@ -147,6 +147,8 @@ Test(elfsym, proc_lookup_matches_addresses_of_the_running_program)
 	cr_assert_eq(es_view_from_maps(c, maps, p.prog, &v), 0);
 	cr_assert_geq(es_view_count(v), 3, "prog, libpair, libc at least");
 	cr_expect_str_eq(es_view_object(v, 0)->path, p.prog);
+	/* prog's first DT_NEEDED comes next, whatever its address. */
+	cr_expect_str_eq(es_view_object(v, 1)->path, p.lib);
 
 	cr_assert_eq(es_proc_lookup(v, "prog_func", &a), 0);
 	cr_expect_eq(a, printed(out, "prog_func"));
@@ -293,4 +295,36 @@ Test(elfsym, opening_a_non_elf_file_fails_with_input_error)
 	cr_expect_null(img);
 	free(path);
 	ef_rmtree(dir);
+}
+
+Test(elfsym, dlopened_object_comes_after_needed_libraries)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_view *v;
+	const struct es_object *obj;
+	char *plug = ef_cc(p.dir, "libplug.so", "int lib_func(int x) "
+			   "{ return x; }\n", "-g -shared -fPIC", NULL);
+	char *maps;
+	uint64_t a;
+
+	cr_assert_not_null(plug);
+	/* The plugin sits above the library, as dlopen()ed objects often
+	 * do; it must still come after it in search order. */
+	maps = xasprintf(
+		"555555554000-555555555000 r--p 00000000 08:01 41 %s\n"
+		"7f1000000000-7f1000001000 r--p 00000000 08:01 42 %s\n"
+		"7f2000000000-7f2000001000 r--p 00000000 08:01 43 %s\n",
+		p.prog, p.lib, plug);
+	cr_assert_eq(es_view_from_maps(c, maps, p.prog, &v), 0);
+	cr_assert_eq(es_view_count(v), 3);
+	cr_expect_str_eq(es_view_object(v, 1)->path, p.lib);
+	cr_expect_str_eq(es_view_object(v, 2)->path, plug);
+	cr_assert_eq(es_proc_lookup_obj(v, "lib_func", &a, &obj), 0);
+	cr_expect_str_eq(obj->path, p.lib);
+	es_view_free(v);
+	es_cache_free(c);
+	free(maps);
+	free(plug);
+	free_pair(&p);
 }
