@@ -328,3 +328,65 @@ Test(elfsym, dlopened_object_comes_after_needed_libraries)
 	free(plug);
 	free_pair(&p);
 }
+
+/* A real Open MPI rank prints where its MPI symbols are and its maps;
+ * the view built from those maps must agree. */
+static const char rank_src[] =
+	"#include <mpi.h>\n"
+	"#include <stdio.h>\n"
+	"extern char MPIR_dll_name[];\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	FILE *m;\n"
+	"	int c;\n"
+	"	MPI_Init(&argc, &argv);\n"
+	"	printf(\"ompi_mpi_comm_world %p\\nMPIR_dll_name %p\\n--\\n\",\n"
+	"	       (void *)MPI_COMM_WORLD, (void *)MPIR_dll_name);\n"
+	"	m = fopen(\"/proc/self/maps\", \"r\");\n"
+	"	while ((c = fgetc(m)) != EOF)\n"
+	"		putchar(c);\n"
+	"	MPI_Finalize();\n"
+	"	return 0;\n"
+	"}\n";
+
+Test(e2e_elfsym, open_mpi_rank_symbols_resolve_to_their_live_addresses)
+{
+	char *dir, *prog, *out, *exe;
+	struct es_cache *c;
+	struct es_view *v;
+	const struct es_object *o;
+	uint64_t a;
+
+	if (ef_sh("command -v mpicc >/dev/null && command -v mpirun "
+		  ">/dev/null") != 0)
+		cr_skip_test("mpicc/mpirun not installed");
+	dir = ef_tmpdir();
+	prog = xasprintf("%s/rank", dir);
+	free(ef_write(dir, "rank.c", rank_src));
+	cr_assert_eq(ef_sh("mpicc -g -o '%s' '%s/rank.c'", prog, dir), 0);
+	/* One rank that exits by itself; timeout ends mpirun (SIGTERM) if
+	 * it hangs. */
+	out = ef_output("timeout 60 mpirun --allow-run-as-root --oversubscribe"
+			" --mca pml ob1 -np 1 '%s' </dev/null 2>/dev/null",
+			prog);
+	cr_assert_not_null(out, "mpirun failed");
+	exe = realpath(prog, NULL);
+	c = es_cache_new();
+	cr_assert_eq(es_view_from_maps(c, strstr(out, "--\n") + 3, exe, &v),
+		     0);
+	/* Copy-relocated into the PIE executable, not libmpi's copy. */
+	cr_assert_eq(es_proc_lookup_obj(v, "ompi_mpi_comm_world", &a, &o), 0);
+	cr_expect_eq(a, printed(out, "ompi_mpi_comm_world"));
+	cr_expect_str_eq(o->path, exe);
+	cr_assert_eq(es_proc_lookup(v, "MPIR_dll_name", &a), 0);
+	cr_expect_eq(a, printed(out, "MPIR_dll_name"));
+	cr_expect_eq(es_proc_lookup(v, "mca_pml_base_send_requests", NULL), 0);
+	cr_expect_eq(es_proc_lookup(v, "MPIR_Ignore_queues", NULL),
+		     -MD_E_NOSYM);
+	es_view_free(v);
+	es_cache_free(c);
+	free(exe);
+	free(out);
+	free(prog);
+	ef_rmtree(dir);
+}
