@@ -230,6 +230,7 @@ bool mc_is_runtime_object(const char *path)
 {
 	static const char *const sys[] = {
 		"libc.so", "libpthread.so", "ld-linux", "libgcc_s.so", "[vdso]",
+		"libasan.so", "libtsan.so", "libubsan.so",
 	};
 
 	if (!path)
@@ -244,6 +245,12 @@ static bool is_runtime_frame(const struct snap_frame *f)
 	static const char *const ns[] = { "ompi_", "opal_", "orte_", "mca_",
 					  "pmix_", "PMPI_", "MPI_", "event_" };
 
+	/* Sanitizer builds (common in CI) wrap libc calls in interceptors
+	 * linked into the executable: they are libc, not the user. */
+	if (f->func && (prefix(f->func, "__interceptor_") ||
+			prefix(f->func, "___interceptor_") ||
+			prefix(f->func, "__sanitizer_")))
+		return true;
 	if (f->object)
 		return mc_is_runtime_object(f->object);
 	if (!f->func)

@@ -281,3 +281,18 @@ Test(mpicalls, runtime_objects_are_mpi_and_system_libraries)
 	cr_expect(!mc_is_runtime_object("/usr/lib/libmpiuser.so"));
 	cr_expect(!mc_is_runtime_object(NULL));
 }
+
+Test(mpicalls, sanitizer_interceptors_are_not_the_user_call_site)
+{
+	static const struct fr st[] = {
+		{ "read", LIBC },
+		{ "__interceptor_read", APP },
+		{ "wait_for_input", APP },
+		{ "main", APP },
+	};
+	struct mc_class c;
+
+	classify(st, N(st), &c);
+	cr_expect_eq(c.user_frame, 2);
+	cr_expect(mc_is_runtime_object("/usr/lib/x86_64-linux-gnu/libasan.so.8"));
+}
