@@ -26,8 +26,8 @@ DWARF_CFLAGS = -I/usr/include/libdwarf
 DWARF_LIBS = -ldwarf
 
 CPPFLAGS += -Iinclude -D_GNU_SOURCE
-CFLAGS ?= -O2 -g
-CFLAGS += $(WARN) $(shell pkg-config --cflags $(PKGS)) $(DWARF_CFLAGS) $(SAN)
+OPT ?= -O2 -g
+CFLAGS += $(OPT) $(WARN) $(shell pkg-config --cflags $(PKGS)) $(DWARF_CFLAGS) $(SAN)
 LDFLAGS += $(SAN) -rdynamic
 LDLIBS += $(shell pkg-config --libs $(PKGS)) $(DWARF_LIBS) -ldl -lm -lpthread
 
@@ -92,7 +92,7 @@ e2e: $(BIN) $(TESTBIN) samples
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 --filter 'e2e*/*' $(TESTFLAGS)
 
 asan:
-	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" CFLAGS="-O1 -g" test
+	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" OPT="-O1 -g" test
 
 valgrind: $(TESTBIN)
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) MD_UNIT_ONLY=1 valgrind --trace-children=yes --error-exitcode=1 --leak-check=full $(TESTBIN) --jobs 1 --filter '!(e2e*)/*'
