@@ -1,0 +1,466 @@
+/*
+ * e2e_test.c - end-to-end: every sample of samples/manifest under real
+ * mpirun, once per Open MPI setup (Debian's, and the -g build of
+ * scripts/build-openmpi.sh), with `mpi-deadlock --attach` checked against
+ * the manifest; and the collector's own faults (bad pid, not MPI, SIGINT,
+ * a rank killed during collection).
+ *
+ * Each test starts its job in its own process group with a parent-death
+ * signal, and the .fini hook ends every process of it by pid (mpijob.c).
+ */
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "md.h"
+#include "support/manifest.h"
+#include "support/mpijob.h"
+
+#define OMPI_G "/var/cache/mpi-deadlock/openmpi-4.1.4-g"
+#define MARKER_TIMEOUT_MS 90000
+#define TOOL_TIMEOUT_MS 120000
+#define SETTLE_MS 500
+
+/* The one job and directory of the running test, for the .fini hook:
+ * Criterion gives a failed assertion no other way to clean up. */
+static struct mj_job *cur_job;
+static char *cur_dir;
+static pid_t cur_other = -1;	/* a helper child (sleep), not MPI */
+static bool cur_failed;		/* an EXPECT failed: dump the evidence */
+
+/* cr_expect that also remembers the failure (Criterion 2.4 cannot tell). */
+#define EXPECT(cond, ...)                                                 \
+	do {                                                              \
+		bool ok_ = (cond);                                        \
+		cur_failed |= !ok_;                                       \
+		cr_expect(ok_, __VA_ARGS__);                              \
+	} while (0)
+
+static void e2e_fini(void)
+{
+	cur_failed = false;
+	mj_end(cur_job);
+	cur_job = NULL;
+	if (cur_other > 0) {
+		kill(cur_other, SIGKILL);
+		waitpid(cur_other, NULL, 0);
+		cur_other = -1;
+	}
+	if (cur_dir && !getenv("MD_KEEP"))
+		mj_rmdir(cur_dir);
+	free(cur_dir);
+	cur_dir = NULL;
+}
+
+static char *make_dir(void)
+{
+	char tmpl[] = "/tmp/md-e2e.XXXXXX";
+
+	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp failed");
+	cur_dir = xstrdup(tmpl);
+	return cur_dir;
+}
+
+static const char *md_bin(void)
+{
+	const char *bin = getenv("MD_BIN");
+
+	if (!bin || access(bin, X_OK))
+		cr_skip_test("MD_BIN is not an executable (run through make e2e)");
+	return bin;
+}
+
+/* mpirun of a setup, and the folder of its samples. */
+static const char *setup_mpirun(const char *setup)
+{
+	return strcmp(setup, "ompi-g") ? "mpirun" : OMPI_G "/bin/mpirun";
+}
+
+static char *sample_binary(const char *setup, const struct mf_sample *s)
+{
+	const char *build = getenv("MD_BUILD");
+	char *p = xasprintf("%s/samples/%s/%s", build ? build : "build", setup,
+			    s->binary);
+
+	if (access(p, X_OK)) {
+		free(p);
+		cr_skip_test("samples for setup %s are not built (make samples%s)",
+			     setup, strcmp(setup, "ompi-g") ? "" :
+			     "; needs scripts/build-openmpi.sh done");
+	}
+	return p;
+}
+
+static struct mf_manifest *load_manifest(void)
+{
+	char *dir = mf_samples_dir(), *path = xasprintf("%s/manifest", dir);
+	struct mf_manifest *m = NULL;
+	int ret = mf_load(path, &m);
+
+	cr_assert_eq(ret, 0, "cannot read %s", path);
+	free(dir);
+	free(path);
+	return m;
+}
+
+static void dump_file(const char *what, const char *path)
+{
+	char *t = mj_slurp(path);
+
+	cr_log_info("--- %s (%s):\n%s", what, path, t ? t : "(missing)");
+	free(t);
+}
+
+/* Run mpi-deadlock with args; stdout in dir/name.out.  Returns exit code. */
+static int run_tool(char *const argv[], const char *name)
+{
+	char *out = xasprintf("%s/%s.out", cur_dir, name);
+	char *err = xasprintf("%s/%s.err", cur_dir, name);
+	int st = mj_run(argv, out, err, TOOL_TIMEOUT_MS, NULL, NULL);
+
+	if (st == -1 || !WIFEXITED(st)) {
+		dump_file("tool stderr", err);
+		cr_assert_fail("%s %s: %s", argv[0], argv[1],
+			       st == -1 ? "did not end in time" :
+			       "killed by a signal");
+	}
+	free(out);
+	free(err);
+	return WEXITSTATUS(st);
+}
+
+static json_object *jget(json_object *o, const char *key, json_type type)
+{
+	json_object *v = NULL;
+
+	cr_assert(json_object_object_get_ex(o, key, &v) &&
+		  json_object_is_type(v, type),
+		  "JSON report lacks \"%s\" of the right type", key);
+	return v;
+}
+
+/* The report's array key as flags over np ranks. */
+static void json_ranks(json_object *rep, const char *key, int np, bool *set)
+{
+	json_object *a = jget(rep, key, json_type_array);
+
+	memset(set, 0, (size_t)np * sizeof(bool));
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		int r = json_object_get_int(json_object_array_get_idx(a, i));
+
+		cr_assert(r >= 0 && r < np, "%s holds rank %d of %d", key, r, np);
+		set[r] = true;
+	}
+}
+
+static void expect_rank_set(json_object *rep, const char *key,
+			    const bool *want, int np)
+{
+	bool *got = xcalloc((size_t)np, sizeof(bool));
+	char g[256], w[256];
+
+	json_ranks(rep, key, np, got);
+	mf_format_ranks(got, np, g, sizeof(g));
+	mf_format_ranks(want, np, w, sizeof(w));
+	EXPECT(!strcmp(g, w), "%s ranks: got [%s], manifest says [%s]", key,
+			 g, w);
+	free(got);
+}
+
+/* The report's entry for rank r in "ranks", or NULL. */
+static json_object *json_rank(json_object *rep, int r)
+{
+	json_object *a = jget(rep, "ranks", json_type_array);
+
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i), *v;
+
+		if (json_object_object_get_ex(e, "rank", &v) &&
+		    json_object_get_int(v) == r)
+			return e;
+	}
+	return NULL;
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return "";
+	return json_object_get_string(v);
+}
+
+static int jint(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v)
+						      : -1;
+}
+
+/* "dir/ring.c" matches "ring.c": the report may give a full path. */
+static bool same_file(const char *got, const char *want)
+{
+	size_t g = strlen(got), w = strlen(want);
+
+	return g >= w && !strcmp(got + g - w, want) &&
+	       (g == w || got[g - w - 1] == '/');
+}
+
+/* Where rank r is, against the manifest's alternatives for it; the text
+ * report must name the call and file:line of that site. */
+static void expect_site(json_object *rep, const struct mf_sample *s, int r,
+			const char *text)
+{
+	json_object *e = json_rank(rep, r);
+	const char *call, *file;
+	int line;
+	bool any = false, ok = false;
+
+	for (int i = 0; i < s->nstuck; i++)
+		any |= s->stuck[i].rank == r;
+	if (!any)
+		return;
+	cr_assert_not_null(e, "no entry for rank %d in \"ranks\"", r);
+	call = jstr(e, "call");
+	file = jstr(e, "file");
+	line = jint(e, "line");
+	for (int i = 0; i < s->nstuck; i++) {
+		const struct mf_stuck *st = &s->stuck[i];
+
+		ok |= st->rank == r && !strcmp(st->call, call) &&
+		      same_file(file, st->file) && st->line == line;
+	}
+	EXPECT(ok, "rank %d: report says %s at %s:%d, not as in the manifest",
+		  r, call, file, line);
+	if (!ok)
+		return;
+	char *site = xasprintf("%s:%d", strrchr(file, '/') ?
+			       strrchr(file, '/') + 1 : file, line);
+	EXPECT(strstr(text, call) && strstr(text, site),
+		  "text report does not name %s and %s (rank %d)", call, site, r);
+	free(site);
+}
+
+static json_object *read_report(const char *path)
+{
+	char *text = mj_slurp(path);
+	json_object *rep = text ? json_tokener_parse(text) : NULL;
+
+	if (!rep)
+		dump_file("JSON report", path);
+	cr_assert_not_null(rep, "the JSON report does not parse");
+	free(text);
+	return rep;
+}
+
+static void check_deadlock(const struct mf_sample *s, json_object *rep,
+			   int code, const char *snap)
+{
+	char *argv[] = { (char *)md_bin(), (char *)"analyze", (char *)snap,
+			 NULL };
+	char *tpath = xasprintf("%s/text.out", cur_dir), *text;
+	int tcode;
+
+	EXPECT(code == MD_EXIT_DEADLOCK, "exit code %d, want 1", code);
+	EXPECT(!strcmp(jstr(rep, "verdict"), "deadlock"), "verdict: %s (%s)",
+			 jstr(rep, "verdict"), jstr(rep, "summary"));
+	expect_rank_set(rep, "deadlocked", s->deadlocked, s->np);
+	if (s->has_behind)
+		expect_rank_set(rep, "behind", s->behind, s->np);
+	tcode = run_tool(argv, "text");
+	EXPECT(tcode == code, "analyze exits %d, --attach exited %d",
+		     tcode, code);
+	text = mj_slurp(tpath);
+	cr_assert_not_null(text);
+	for (int r = 0; r < s->np; r++)
+		expect_site(rep, s, r, text);
+	if (cur_failed)
+		cr_log_info("--- text report:\n%s", text);
+	free(text);
+	free(tpath);
+}
+
+/* Does text hold line as a whole line? */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The job must run to its end by itself, exit 0 and print what the
+ * manifest says: this also shows that the tool let every rank go. */
+static void check_healthy(const struct mf_sample *s, json_object *rep,
+			  int code)
+{
+	char *out;
+
+	EXPECT(!strcmp(jstr(rep, "verdict"), "no deadlock"),
+			 "verdict: %s (%s)", jstr(rep, "verdict"),
+			 jstr(rep, "summary"));
+	EXPECT(code == MD_EXIT_NO_DEADLOCK, "exit code %d, want 0", code);
+	cr_assert_eq(mj_wait_exit(cur_job, 180000), 0,
+		     "the job did not finish after the tool detached");
+	if (!WIFEXITED(cur_job->status) || WEXITSTATUS(cur_job->status))
+		dump_file("job stderr", cur_job->err);
+	EXPECT(WIFEXITED(cur_job->status) && !WEXITSTATUS(cur_job->status),
+		  "the job ended with wait status 0x%x", cur_job->status);
+	out = mj_slurp(cur_job->out);
+	for (int i = 0; i < s->noutput; i++) {
+		EXPECT(has_line(out, s->output[i]),
+			  "job output lacks the line \"%s\"", s->output[i]);
+	}
+	free(out);
+}
+
+static void run_sample(const char *setup, const char *name)
+{
+	struct mf_manifest *m = load_manifest();
+	const struct mf_sample *s = mf_find(m, name);
+	const char *bin = md_bin();
+	char *prog, *snap, *rep_path, pid[16];
+	json_object *rep;
+	int ret, code;
+
+	cr_assert_not_null(s, "sample %s is not in the manifest", name);
+	prog = sample_binary(setup, s);
+	make_dir();
+	cur_job = mj_start(setup_mpirun(setup), prog, s->np, cur_dir);
+	cr_assert_not_null(cur_job);
+	ret = mj_wait_lines(cur_job, "MD-", s->markers, MARKER_TIMEOUT_MS);
+	if (ret)
+		dump_file("job stderr", cur_job->err);
+	cr_assert_eq(ret, 0, "%d markers never came (%s)", s->markers,
+		     ret == -MD_E_GONE ? "mpirun exited" : "timeout");
+	mj_scan_ranks(cur_job);
+	usleep(SETTLE_MS * 1000);
+
+	snprintf(pid, sizeof(pid), "%d", (int)cur_job->pid);
+	snap = xasprintf("%s/snap.jsonl", cur_dir);
+	char *argv[] = { (char *)bin, (char *)"--attach", pid,
+			 (char *)"--snapshot", snap, (char *)"--format",
+			 (char *)"json", NULL };
+	code = run_tool(argv, "report");
+	rep_path = xasprintf("%s/report.out", cur_dir);
+	rep = read_report(rep_path);
+	if (s->deadlock)
+		check_deadlock(s, rep, code, snap);
+	else
+		check_healthy(s, rep, code);
+	if (cur_failed) {
+		char *err = xasprintf("%s/report.err", cur_dir);
+
+		dump_file("JSON report", rep_path);
+		dump_file("tool stderr", err);
+		free(err);
+	}
+	json_object_put(rep);
+	free(rep_path);
+	free(snap);
+	free(prog);
+	mf_free(m);
+}
+
+/* name, criterion timeout in s: one test per sample and setup. */
+#define E2E_SAMPLES(X)                                                    \
+	X(ring_4, 150) X(ring_8, 200) X(ring_16, 300) X(sendsend, 150)    \
+	X(ssend, 150) X(wrongtag, 150) X(nosender, 150)                   \
+	X(anysource, 150) X(waitall, 150) X(waitany, 200)                 \
+	X(collmissing, 150) X(collmismatch, 150) X(splitcomm, 200)        \
+	X(partial, 200) X(earlyexit, 150) X(threads, 150)                 \
+	X(compute, 300) X(exchange, 300)
+
+#define E2E_TESTS(name, secs)                                             \
+	Test(e2e_debian, name, .timeout = secs, .fini = e2e_fini)         \
+	{                                                                 \
+		run_sample("debian", #name);                              \
+	}                                                                 \
+	Test(e2e_ompig, name, .timeout = secs, .fini = e2e_fini)          \
+	{                                                                 \
+		run_sample("ompi-g", #name);                              \
+	}
+E2E_SAMPLES(E2E_TESTS)
+
+#define E2E_NAME(name, secs) #name,
+static const char *const tested[] = { E2E_SAMPLES(E2E_NAME) };
+
+Test(e2e_manifest, every_sample_has_an_e2e_test)
+{
+	struct mf_manifest *m = load_manifest();
+	size_t n = sizeof(tested) / sizeof(tested[0]);
+
+	cr_expect_eq((size_t)m->nsamples, n, "manifest %d samples, tests %zu",
+		     m->nsamples, n);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_not_null(mf_find(m, tested[i]),
+				   "test %s has no manifest entry", tested[i]);
+	mf_free(m);
+}
+
+/* Line number of file:line, or NULL (free). */
+static char *source_line(const char *dir, const char *file, int line)
+{
+	char *path = xasprintf("%s/%s", dir, file), *text = mj_slurp(path);
+	char *p = text, *res = NULL;
+
+	for (int l = 1; p && l < line; l++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (p && *p)
+		res = xstrndup(p, strcspn(p, "\n"));
+	free(text);
+	free(path);
+	return res;
+}
+
+Test(e2e_manifest, stuck_lines_point_at_the_mpi_call)
+{
+	struct mf_manifest *m = load_manifest();
+	char *dir = mf_samples_dir();
+
+	cr_assert_gt(m->nsamples, 0);
+	for (int i = 0; i < m->nsamples; i++) {
+		const struct mf_sample *s = &m->samples[i];
+
+		cr_expect(s->markers > 0, "%s: no markers line", s->name);
+		cr_expect(s->deadlock ? s->nstuck > 0 : s->noutput > 0,
+			  "%s: no stuck / output lines", s->name);
+		for (int k = 0; k < s->nstuck; k++) {
+			const struct mf_stuck *st = &s->stuck[k];
+			char *l = source_line(dir, st->file, st->line);
+			char *call = xasprintf("%s(", st->call);
+
+			cr_expect(l && strstr(l, call) && strstr(l, "STUCK"),
+				  "%s: %s:%d is not a STUCK line calling %s",
+				  s->name, st->file, st->line, st->call);
+			free(call);
+			free(l);
+		}
+	}
+	free(dir);
+	mf_free(m);
+}
+
+Test(e2e_manifest, rank_sets_parse_and_format_back)
+{
+	bool set[8];
+	char buf[64];
+
+	cr_assert_eq(mf_parse_ranks("0-2,5,7", 8, set), 0);
+	mf_format_ranks(set, 8, buf, sizeof(buf));
+	cr_expect_str_eq(buf, "0-2,5,7");
+	cr_expect_neq(mf_parse_ranks("3-8", 8, set), 0);
+	cr_expect_neq(mf_parse_ranks("2,x", 8, set), 0);
+}

@@ -1,0 +1,323 @@
+/*
+ * mpijob.c - launching and ending test jobs.  Everything here ends
+ * processes by pid or by the process group we created, never by name:
+ * other engineers run their own MPI jobs on the same machine.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "md.h"
+#include "support/mpijob.h"
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* In the child: stdin /dev/null, stdout/stderr to files; die with the
+ * parent (a test killed by its timeout must not leave a job behind). */
+static void child_setup(pid_t parent, const char *out, const char *err)
+{
+	int in = open("/dev/null", O_RDONLY);
+	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent || in < 0 || o < 0 || e < 0)
+		_exit(127);
+	dup2(in, 0);
+	dup2(o, 1);
+	dup2(e, 2);
+	close(in);
+	close(o);
+	close(e);
+}
+
+struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
+			const char *dir)
+{
+	struct mj_job *j = xcalloc(1, sizeof(*j));
+	char nps[16];
+	pid_t parent = getpid();
+
+	snprintf(nps, sizeof(nps), "%d", np);
+	j->out = xasprintf("%s/job.out", dir);
+	j->err = xasprintf("%s/job.err", dir);
+	j->pid = fork();
+	if (j->pid < 0) {
+		md_error("fork for %s: %s", mpirun, strerror(errno));
+		free(j->out);
+		free(j->err);
+		free(j);
+		return NULL;
+	}
+	if (j->pid == 0) {
+		child_setup(parent, j->out, j->err);
+		execlp(mpirun, mpirun, "--allow-run-as-root", "--oversubscribe",
+		       "--mca", "pml", "ob1", "-np", nps, prog, (char *)NULL);
+		fprintf(stderr, "exec %s: %s\n", mpirun, strerror(errno));
+		_exit(127);
+	}
+	/* Also here, so that a kill of the group cannot race the child. */
+	setpgid(j->pid, j->pid);
+	return j;
+}
+
+char *mj_slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - len < 4096) {
+			cap = cap * 2 + 8192;
+			buf = xrealloc(buf, cap);
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+int mj_count_lines(const char *text, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	int n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		if (!strncmp(p, prefix, plen))
+			n++;
+	return n;
+}
+
+static bool reap(struct mj_job *j, int options)
+{
+	if (!j->reaped && waitpid(j->pid, &j->status, options) == j->pid)
+		j->reaped = true;
+	return j->reaped;
+}
+
+int mj_wait_lines(struct mj_job *j, const char *prefix, int n, int timeout_ms)
+{
+	long long deadline = md_now_ns() + timeout_ms * 1000000LL;
+
+	for (;;) {
+		char *text = mj_slurp(j->out);
+		int have = mj_count_lines(text, prefix);
+
+		free(text);
+		if (have >= n)
+			return 0;
+		if (reap(j, WNOHANG))
+			return -MD_E_GONE;
+		if (md_now_ns() > deadline)
+			return -MD_E_INTR;
+		sleep_ms(50);
+	}
+}
+
+/* Fields 3 (state), 4 (ppid) and 22 (start time) of /proc/PID/stat. */
+static int read_stat(pid_t pid, char *state, pid_t *ppid,
+		     unsigned long long *start)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -MD_E_GONE;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold blanks and parentheses */
+	if (!p || sscanf(p + 2, "%c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%*u %*u %*d %*d %*d %*d %*d %*d %llu",
+			 state, ppid, start) != 3)
+		return -MD_E_GONE;
+	return 0;
+}
+
+char mj_proc_state(pid_t pid)
+{
+	char st;
+	pid_t ppid;
+	unsigned long long start;
+
+	return read_stat(pid, &st, &ppid, &start) ? 0 : st;
+}
+
+pid_t mj_tracer(pid_t pid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int tracer = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	return tracer;
+}
+
+static void add_rank(struct mj_job *j, pid_t pid, unsigned long long start)
+{
+	for (int i = 0; i < j->nranks; i++)
+		if (j->ranks[i] == pid)
+			return;
+	if (j->nranks < MJ_MAX_RANKS) {
+		j->ranks[j->nranks] = pid;
+		j->start[j->nranks++] = start;
+	}
+}
+
+int mj_scan_ranks(struct mj_job *j)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return j->nranks;
+	while ((e = readdir(d))) {
+		pid_t pid = atoi(e->d_name), ppid;
+		unsigned long long start;
+		char st;
+
+		if (pid > 0 && !read_stat(pid, &st, &ppid, &start) &&
+		    ppid == j->pid && st != 'Z')
+			add_rank(j, pid, start);
+	}
+	closedir(d);
+	return j->nranks;
+}
+
+int mj_wait_exit(struct mj_job *j, int timeout_ms)
+{
+	long long deadline = md_now_ns() + timeout_ms * 1000000LL;
+
+	while (!reap(j, WNOHANG)) {
+		if (md_now_ns() > deadline)
+			return -MD_E_INTR;
+		sleep_ms(50);
+	}
+	return 0;
+}
+
+/* Is rank i still the process we saw (not gone, not a reused pid)? */
+static bool rank_alive(const struct mj_job *j, int i)
+{
+	char st;
+	pid_t ppid;
+	unsigned long long start;
+
+	return !read_stat(j->ranks[i], &st, &ppid, &start) &&
+	       start == j->start[i] && st != 'Z';
+}
+
+static bool any_rank_alive(const struct mj_job *j)
+{
+	for (int i = 0; i < j->nranks; i++)
+		if (rank_alive(j, i))
+			return true;
+	return false;
+}
+
+void mj_end(struct mj_job *j)
+{
+	if (!j)
+		return;
+	if (!j->reaped) {
+		mj_scan_ranks(j);
+		kill(j->pid, SIGTERM);
+		mj_wait_exit(j, 5000);
+	}
+	/* mpirun ends its ranks on SIGTERM, but not always in time, and
+	 * orphans of a killed mpirun spin forever. */
+	for (int t = 0; t < 20 && any_rank_alive(j); t++)
+		sleep_ms(100);
+	for (int i = 0; i < j->nranks; i++)
+		if (rank_alive(j, i))
+			kill(j->ranks[i], SIGKILL);
+	if (!j->reaped) {
+		/* Seen: mpirun stuck in PMIx_server_finalize after SIGTERM. */
+		kill(-j->pid, SIGKILL);
+		reap(j, 0);
+	}
+	free(j->out);
+	free(j->err);
+	free(j);
+}
+
+int mj_run(char *const argv[], const char *out, const char *err,
+	   int timeout_ms, void (*started)(pid_t pid, void *arg), void *arg)
+{
+	pid_t parent = getpid(), pid = fork();
+	long long deadline = md_now_ns() + timeout_ms * 1000000LL;
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		child_setup(parent, out, err);
+		execv(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (started)
+		started(pid, arg);
+	while (waitpid(pid, &status, WNOHANG) != pid) {
+		if (md_now_ns() > deadline) {
+			/* SIGTERM first: the tool detaches from the ranks. */
+			kill(pid, SIGTERM);
+			sleep_ms(3000);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return -1;
+		}
+		sleep_ms(20);
+	}
+	return status;
+}
+
+void mj_rmdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *p;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}

@@ -1,0 +1,82 @@
+/*
+ * mpijob.h - start an MPI job (or any command) from a test and end every
+ * process of it on every path, never by name.
+ */
+#ifndef MD_TEST_MPIJOB_H
+#define MD_TEST_MPIJOB_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define MJ_MAX_RANKS 64
+
+struct mj_job {
+	pid_t pid;		/* mpirun, our child, in its own process group */
+	bool reaped;
+	int status;		/* wait status once reaped */
+	char *out;		/* path of its stdout */
+	char *err;		/* path of its stderr */
+	int nranks;
+	pid_t ranks[MJ_MAX_RANKS];	/* rank pids seen (mpirun's children) */
+	unsigned long long start[MJ_MAX_RANKS];	/* their start times, so
+						 * a reused pid is never hit */
+};
+
+/*
+ * Start `mpirun --allow-run-as-root --oversubscribe --mca pml ob1 -np np
+ * prog` (mpirun: a path or a name looked up in PATH) with stdin
+ * /dev/null, stdout in dir/job.out, stderr in dir/job.err, in its own
+ * process group, with SIGTERM as its parent-death signal.  Returns the
+ * job (mj_end) or NULL after md_error.
+ */
+struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
+			const char *dir);
+
+/*
+ * Wait until the job's stdout holds at least n lines starting with
+ * prefix.  Returns 0, -MD_E_GONE if mpirun exited first, or -MD_E_INTR
+ * after timeout_ms.  No message.
+ */
+int mj_wait_lines(struct mj_job *j, const char *prefix, int n, int timeout_ms);
+
+/* Add mpirun's current children to j->ranks.  Returns how many it has. */
+int mj_scan_ranks(struct mj_job *j);
+
+/*
+ * Wait up to timeout_ms for mpirun to exit by itself.  Returns 0 (status
+ * in j->status) or -MD_E_INTR on timeout.
+ */
+int mj_wait_exit(struct mj_job *j, int timeout_ms);
+
+/*
+ * End the job: SIGTERM to mpirun, up to 5 s for it to exit, then
+ * SIGKILL to every rank pid still alive and to mpirun's process group
+ * (mpirun can hang in its own finalize), reap mpirun, free j.
+ * mj_end(NULL) does nothing.
+ */
+void mj_end(struct mj_job *j);
+
+/* One-letter state of pid from /proc/PID/stat, or 0 if it is gone. */
+char mj_proc_state(pid_t pid);
+/* TracerPid of pid, 0 if none or gone. */
+pid_t mj_tracer(pid_t pid);
+
+/*
+ * Run argv[0] (a path) with stdin /dev/null, stdout to out and stderr to
+ * err, for at most timeout_ms (then SIGTERM, 3 s, SIGKILL).  With
+ * started != NULL, started(pid, arg) is called once the child runs.
+ * Returns the wait status, or -1 on fork failure or timeout.
+ */
+int mj_run(char *const argv[], const char *out, const char *err,
+	   int timeout_ms, void (*started)(pid_t pid, void *arg), void *arg);
+
+/* The whole file at path, NUL-terminated (free), or NULL. */
+char *mj_slurp(const char *path);
+
+/* Count lines of text starting with prefix. */
+int mj_count_lines(const char *text, const char *prefix);
+
+/* Remove dir and the files in it (not recursive). */
+void mj_rmdir(const char *dir);
+
+#endif /* MD_TEST_MPIJOB_H */
