@@ -118,8 +118,10 @@ static int put_step(const struct anl_result *r, const int *path, int left,
 	const struct anl_ev *ev = anl_edge_ev(r, path[0]);
 	int from = wfg_edge_from(r->g, path[0]), to = wfg_edge_to(r->g, path[0]);
 	int used = 1, n;
+	bool any = false;
 
 	if (to >= r->nranks && left > 1) {
+		any = r->v[to - r->nranks].kind == ANL_V_ANY;
 		to = wfg_edge_to(r->g, path[1]);
 		used = 2;
 	}
@@ -135,9 +137,16 @@ static int put_step(const struct anl_result *r, const int *path, int left,
 		put_rank(r, to, -1, true, out);
 	} else {
 		put_rank(r, from, ev ? ev->comm : -1, true, out);
-		fputs(" waits for ", out);
-		put_rank(r, to, ev ? ev->comm : -1, ev && ev->kind >= ANL_EK_COLL,
-			 out);
+		/* An "any" wait goes through one node shared by the whole
+		 * communicator, so the cycle may come straight back to the
+		 * waiter: name the choice, not the member the search took. */
+		if (any) {
+			fputs(" waits for any rank", out);
+		} else {
+			fputs(" waits for ", out);
+			put_rank(r, to, ev ? ev->comm : -1,
+				 ev && ev->kind >= ANL_EK_COLL, out);
+		}
 	}
 	fputs(": ", out);
 	if (ev)
