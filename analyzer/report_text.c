@@ -326,6 +326,20 @@ static void put_missing(const struct anl_result *r, FILE *out)
 		fprintf(out, "  %s\n", r->s->notes[i]);
 }
 
+/* Where the evidence came from: the MPI library's DLL and its types. */
+static void put_source(const struct anl_result *r, FILE *out)
+{
+	const struct snap *s = r->s;
+
+	if (!s->dll && !s->types)
+		return;
+	fputs("\nsource:\n", out);
+	if (s->dll)
+		fprintf(out, "  message queues: %s\n", s->dll);
+	if (s->types)
+		fprintf(out, "  MPI library types: %s\n", s->types);
+}
+
 void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
 		     FILE *out)
 {
@@ -336,4 +350,5 @@ void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
 	put_cycles(r, o, out);
 	put_groups(r, o, out);
 	put_missing(r, out);
+	put_source(r, out);
 }
