@@ -36,14 +36,45 @@ struct dl_str {
 	UT_hash_handle hh;
 };
 
-struct dl_table {
-	char *path;
-	const struct es_image *syms;
-	struct dl_str *strs;
+/* The rows and functions of one compilation unit (or of several, read
+ * together), sorted once when read. */
+struct dl_unit {
+	Dwarf_Off die_off;	/* the CU's DIE in .debug_info */
+	bool loaded;
 	struct dl_row *rows;
 	size_t nrows, rows_cap;
 	struct dl_func *funcs;
 	size_t nfuncs, funcs_cap;
+};
+
+/* A .debug_aranges entry: [lo, hi) belongs to the CU whose DIE is at cu,
+ * units[unit]. */
+struct dl_range {
+	uint64_t lo, hi;
+	Dwarf_Off cu;
+	unsigned unit;
+};
+
+/*
+ * A table reads compilation units on demand: libc's separate debug file
+ * alone has 4,000 CUs and reading all their line programs cost 0.3 s per
+ * collection, while a stack touches a dozen of them.  .debug_aranges says
+ * which CU holds an address; CUs that it does not list (clang emits no
+ * aranges) are read all together, into rest, at the first address that
+ * no range covers.
+ */
+struct dl_table {
+	char *path;
+	const struct es_image *syms;
+	struct dl_str *strs;
+	Dwarf_Debug dbg;	/* NULL: no DWARF */
+	struct dl_unit *units;	/* by die_off */
+	unsigned nunits;
+	struct dl_range *ranges;	/* by lo */
+	size_t nranges;
+	struct dl_unit rest;
+	bool rest_read;
+	size_t nrows;		/* rows read so far */
 	long long build_ns;
 };
 
@@ -70,37 +101,37 @@ static const char *intern(struct dl_table *t, const char *s)
 	return e->s;
 }
 
-static void add_row(struct dl_table *t, uint64_t addr, const char *file,
+static void add_row(struct dl_unit *u, uint64_t addr, const char *file,
 		    int line)
 {
-	if (t->nrows == t->rows_cap) {
-		t->rows_cap = t->rows_cap ? 2 * t->rows_cap : 1024;
-		t->rows = xrealloc(t->rows, t->rows_cap * sizeof(*t->rows));
+	if (u->nrows == u->rows_cap) {
+		u->rows_cap = u->rows_cap ? 2 * u->rows_cap : 64;
+		u->rows = xrealloc(u->rows, u->rows_cap * sizeof(*u->rows));
 	}
-	t->rows[t->nrows].addr = addr;
-	t->rows[t->nrows].file = file;
-	t->rows[t->nrows].line = line;
-	t->rows[t->nrows].order = (unsigned)t->nrows;
-	t->nrows++;
+	u->rows[u->nrows].addr = addr;
+	u->rows[u->nrows].file = file;
+	u->rows[u->nrows].line = line;
+	u->rows[u->nrows].order = (unsigned)u->nrows;
+	u->nrows++;
 }
 
-static void add_func(struct dl_table *t, uint64_t lo, uint64_t hi,
+static void add_func(struct dl_unit *u, uint64_t lo, uint64_t hi,
 		     const char *name)
 {
-	if (t->nfuncs == t->funcs_cap) {
-		t->funcs_cap = t->funcs_cap ? 2 * t->funcs_cap : 256;
-		t->funcs = xrealloc(t->funcs,
-				    t->funcs_cap * sizeof(*t->funcs));
+	if (u->nfuncs == u->funcs_cap) {
+		u->funcs_cap = u->funcs_cap ? 2 * u->funcs_cap : 16;
+		u->funcs = xrealloc(u->funcs,
+				    u->funcs_cap * sizeof(*u->funcs));
 	}
-	t->funcs[t->nfuncs].lo = lo;
-	t->funcs[t->nfuncs].hi = hi;
-	t->funcs[t->nfuncs].name = intern(t, name);
-	t->nfuncs++;
+	u->funcs[u->nfuncs].lo = lo;
+	u->funcs[u->nfuncs].hi = hi;
+	u->funcs[u->nfuncs].name = name;
+	u->nfuncs++;
 }
 
 /* ---- reading ---- */
 
-static void read_line(struct dl_table *t, Dwarf_Debug dbg, Dwarf_Line l)
+static void read_line(struct dl_table *t, struct dl_unit *u, Dwarf_Line l)
 {
 	Dwarf_Addr addr;
 	Dwarf_Unsigned lineno = 0;
@@ -111,18 +142,18 @@ static void read_line(struct dl_table *t, Dwarf_Debug dbg, Dwarf_Line l)
 		return;
 	dwarf_lineendsequence(l, &end, NULL);
 	if (end) {
-		add_row(t, addr, NULL, 0);
+		add_row(u, addr, NULL, 0);
 		return;
 	}
 	dwarf_lineno(l, &lineno, NULL);
 	if (dwarf_linesrc(l, &file, NULL) != DW_DLV_OK)
 		file = NULL;
-	add_row(t, addr, file ? intern(t, file) : NULL, (int)lineno);
+	add_row(u, addr, file ? intern(t, file) : NULL, (int)lineno);
 	if (file)
-		dwarf_dealloc(dbg, file, DW_DLA_STRING);
+		dwarf_dealloc(t->dbg, file, DW_DLA_STRING);
 }
 
-static void read_lines(struct dl_table *t, Dwarf_Debug dbg, Dwarf_Die cu)
+static void read_lines(struct dl_table *t, struct dl_unit *u, Dwarf_Die cu)
 {
 	Dwarf_Unsigned version;
 	Dwarf_Small count;
@@ -135,7 +166,7 @@ static void read_lines(struct dl_table *t, Dwarf_Debug dbg, Dwarf_Die cu)
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, NULL) ==
 	    DW_DLV_OK)
 		for (i = 0; i < n; i++)
-			read_line(t, dbg, lines[i]);
+			read_line(t, u, lines[i]);
 	dwarf_srclines_dealloc_b(ctx);
 }
 
@@ -166,7 +197,7 @@ static bool func_name(Dwarf_Debug dbg, Dwarf_Die die, char **name)
 	return ok;
 }
 
-static void read_func(struct dl_table *t, Dwarf_Debug dbg, Dwarf_Die die)
+static void read_func(struct dl_table *t, struct dl_unit *u, Dwarf_Die die)
 {
 	Dwarf_Addr lo, hi;
 	Dwarf_Half form;
@@ -180,58 +211,30 @@ static void read_func(struct dl_table *t, Dwarf_Debug dbg, Dwarf_Die die)
 		return;
 	if (cls == DW_FORM_CLASS_CONSTANT)
 		hi += lo;
-	if (hi > lo && func_name(dbg, die, &name))
-		add_func(t, lo, hi, name);
+	if (hi > lo && func_name(t->dbg, die, &name))
+		add_func(u, lo, hi, intern(t, name));
 }
 
-static void read_cu(struct dl_table *t, Dwarf_Debug dbg)
+/* Append the line rows and top-level functions of the CU whose DIE is cu
+ * to u. */
+static void read_cu(struct dl_table *t, struct dl_unit *u, Dwarf_Die cu)
 {
-	Dwarf_Die cu = NULL, die = NULL, next;
+	Dwarf_Die die = NULL, next;
 	Dwarf_Half tag;
+	size_t before = u->nrows;
 	int ret;
 
-	if (dwarf_siblingof_b(dbg, NULL, true, &cu, NULL) != DW_DLV_OK)
-		return;
-	read_lines(t, dbg, cu);
+	read_lines(t, u, cu);
 	ret = dwarf_child(cu, &die, NULL);
 	while (ret == DW_DLV_OK) {
 		if (dwarf_tag(die, &tag, NULL) == DW_DLV_OK &&
 		    tag == DW_TAG_subprogram)
-			read_func(t, dbg, die);
-		ret = dwarf_siblingof_b(dbg, die, true, &next, NULL);
+			read_func(t, u, die);
+		ret = dwarf_siblingof_b(t->dbg, die, true, &next, NULL);
 		dwarf_dealloc_die(die);
 		die = next;
 	}
-	dwarf_dealloc_die(cu);
-}
-
-static int read_dwarf(struct dl_table *t, const char *path)
-{
-	Dwarf_Unsigned hlen, typeoff, next_off;
-	Dwarf_Half version, asize, lsize, esize, cutype;
-	Dwarf_Off abbrev;
-	Dwarf_Sig8 sig;
-	Dwarf_Debug dbg;
-	Dwarf_Error err = NULL;
-	int ret;
-
-	if (dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
-			    NULL, NULL, &dbg, NULL, 0, NULL, &err) !=
-	    DW_DLV_OK) {
-		md_error("dwarf_init_path(%s): %s", path,
-			 err ? dwarf_errmsg(err) : "no DWARF");
-		return -MD_E_INPUT;
-	}
-	while ((ret = dwarf_next_cu_header_d(dbg, true, &hlen, &version,
-					     &abbrev, &asize, &lsize, &esize,
-					     &sig, &typeoff, &next_off,
-					     &cutype, &err)) == DW_DLV_OK)
-		read_cu(t, dbg);
-	if (ret == DW_DLV_ERROR)
-		md_warn("%s: line tables read in part: %s", path,
-			dwarf_errmsg(err));
-	dwarf_finish(dbg, NULL);
-	return 0;
+	t->nrows += u->nrows - before;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -256,6 +259,167 @@ static int cmp_func(const void *a, const void *b)
 	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
+static void unit_sort(struct dl_unit *u)
+{
+	if (u->nrows)
+		qsort(u->rows, u->nrows, sizeof(*u->rows), cmp_row);
+	if (u->nfuncs)
+		qsort(u->funcs, u->nfuncs, sizeof(*u->funcs), cmp_func);
+	u->loaded = true;
+}
+
+static void unit_free(struct dl_unit *u)
+{
+	free(u->rows);
+	free(u->funcs);
+}
+
+static void load_unit(struct dl_table *t, struct dl_unit *u)
+{
+	long long t0 = md_now_ns();
+	Dwarf_Die cu;
+
+	if (dwarf_offdie_b(t->dbg, u->die_off, true, &cu, NULL) == DW_DLV_OK) {
+		read_cu(t, u, cu);
+		dwarf_dealloc_die(cu);
+	}
+	unit_sort(u);
+	t->build_ns += md_now_ns() - t0;
+}
+
+static bool has_unit(const struct dl_table *t, Dwarf_Off off);
+
+/* Every CU that .debug_aranges does not list, into t->rest. */
+static void load_rest(struct dl_table *t)
+{
+	Dwarf_Unsigned hlen, typeoff, next_off;
+	Dwarf_Half version, asize, lsize, esize, cutype;
+	Dwarf_Off abbrev, off;
+	Dwarf_Sig8 sig;
+	Dwarf_Error err = NULL;
+	Dwarf_Die cu;
+	long long t0 = md_now_ns();
+	int ret;
+
+	t->rest_read = true;
+	while ((ret = dwarf_next_cu_header_d(t->dbg, true, &hlen, &version,
+					     &abbrev, &asize, &lsize, &esize,
+					     &sig, &typeoff, &next_off,
+					     &cutype, &err)) == DW_DLV_OK) {
+		if (dwarf_siblingof_b(t->dbg, NULL, true, &cu, NULL) !=
+		    DW_DLV_OK)
+			continue;
+		if (dwarf_dieoffset(cu, &off, NULL) != DW_DLV_OK ||
+		    !has_unit(t, off))
+			read_cu(t, &t->rest, cu);
+		dwarf_dealloc_die(cu);
+	}
+	if (ret == DW_DLV_ERROR)
+		md_warn("%s: line tables read in part: %s", t->path,
+			dwarf_errmsg(err));
+	unit_sort(&t->rest);
+	t->build_ns += md_now_ns() - t0;
+}
+
+/* ---- the aranges index ---- */
+
+static int cmp_off(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct dl_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->unit < y->unit ? -1 : x->unit > y->unit;
+}
+
+static long unit_index(const struct dl_table *t, Dwarf_Off off)
+{
+	unsigned lo = 0, hi = t->nunits;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (t->units[mid].die_off == off)
+			return mid;
+		if (t->units[mid].die_off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static bool has_unit(const struct dl_table *t, Dwarf_Off off)
+{
+	return unit_index(t, off) >= 0;
+}
+
+/* One unit per distinct CU that the ranges name. */
+static void make_units(struct dl_table *t)
+{
+	Dwarf_Off *offs = xcalloc(t->nranges + 1, sizeof(*offs));
+	size_t i;
+
+	for (i = 0; i < t->nranges; i++)
+		offs[i] = t->ranges[i].cu;
+	qsort(offs, t->nranges, sizeof(*offs), cmp_off);
+	t->units = xcalloc(t->nranges + 1, sizeof(*t->units));
+	for (i = 0; i < t->nranges; i++)
+		if (i == 0 || offs[i] != offs[i - 1])
+			t->units[t->nunits++].die_off = offs[i];
+	free(offs);
+	for (i = 0; i < t->nranges; i++)
+		t->ranges[i].unit = (unsigned)unit_index(t, t->ranges[i].cu);
+}
+
+static void index_aranges(struct dl_table *t)
+{
+	Dwarf_Arange *ar = NULL;
+	Dwarf_Signed n = 0, i;
+	Dwarf_Unsigned seg, segsize, len;
+	Dwarf_Addr start;
+	Dwarf_Off off;
+
+	if (dwarf_get_aranges(t->dbg, &ar, &n, NULL) != DW_DLV_OK)
+		return;
+	t->ranges = xcalloc((size_t)n + 1, sizeof(*t->ranges));
+	for (i = 0; i < n; i++) {
+		if (dwarf_get_arange_info_b(ar[i], &seg, &segsize, &start,
+					    &len, &off, NULL) == DW_DLV_OK &&
+		    len > 0)
+			t->ranges[t->nranges++] = (struct dl_range){
+				.lo = start, .hi = start + len, .cu = off
+			};
+		dwarf_dealloc(t->dbg, ar[i], DW_DLA_ARANGE);
+	}
+	dwarf_dealloc(t->dbg, ar, DW_DLA_LIST);
+	make_units(t);
+	qsort(t->ranges, t->nranges, sizeof(*t->ranges), cmp_range);
+}
+
+static int open_dwarf(struct dl_table *t, const char *path)
+{
+	Dwarf_Error err = NULL;
+
+	if (dwarf_init_path(path, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY,
+			    NULL, NULL, &t->dbg, NULL, 0, NULL, &err) !=
+	    DW_DLV_OK) {
+		md_error("dwarf_init_path(%s): %s", path,
+			 err ? dwarf_errmsg(err) : "no DWARF");
+		t->dbg = NULL;
+		return -MD_E_INPUT;
+	}
+	index_aranges(t);
+	return 0;
+}
+
 int dl_table_open(const char *elf_path, const struct es_image *syms,
 		  struct dl_table **out)
 {
@@ -271,9 +435,9 @@ int dl_table_open(const char *elf_path, const struct es_image *syms,
 	t->path = xstrdup(elf_path);
 	t->syms = syms;
 	if (ret == 1)
-		ret = read_dwarf(t, elf_path);
+		ret = open_dwarf(t, elf_path);
 	else if (df_find(elf_path, NULL, &dbg, &how) == 0)
-		ret = read_dwarf(t, dbg);
+		ret = open_dwarf(t, dbg);
 	else
 		ret = 0;	/* names from the symbol table only */
 	free(dbg);
@@ -282,10 +446,8 @@ int dl_table_open(const char *elf_path, const struct es_image *syms,
 		dl_table_free(t);
 		return ret;
 	}
-	if (t->nrows)
-		qsort(t->rows, t->nrows, sizeof(*t->rows), cmp_row);
-	if (t->nfuncs)
-		qsort(t->funcs, t->nfuncs, sizeof(*t->funcs), cmp_func);
+	if (!t->dbg)
+		t->rest_read = true;
 	t->build_ns = md_now_ns() - t0;
 	*out = t;
 	return 0;
@@ -294,6 +456,7 @@ int dl_table_open(const char *elf_path, const struct es_image *syms,
 void dl_table_free(struct dl_table *t)
 {
 	struct dl_str *e, *tmp;
+	unsigned i;
 
 	if (!t)
 		return;
@@ -302,8 +465,13 @@ void dl_table_free(struct dl_table *t)
 		free(e->s);
 		free(e);
 	}
-	free(t->rows);
-	free(t->funcs);
+	for (i = 0; i < t->nunits; i++)
+		unit_free(&t->units[i]);
+	unit_free(&t->rest);
+	free(t->units);
+	free(t->ranges);
+	if (t->dbg)
+		dwarf_finish(t->dbg, NULL);
 	free(t->path);
 	free(t);
 }
@@ -332,29 +500,67 @@ long long dl_table_build_ns(const struct dl_table *t)
 		(long)lo_ - 1;                                            \
 	})
 
-static const char *dwarf_func(const struct dl_table *t, uint64_t addr)
+static const char *unit_func(const struct dl_unit *u, uint64_t addr)
 {
-	long i = LAST_LEQ(t->funcs, t->nfuncs, lo, addr), stop = i - 8;
+	long i = LAST_LEQ(u->funcs, u->nfuncs, lo, addr), stop = i - 8;
 
 	/* Ranges nest only for nested functions (a GNU extension): look a
 	 * few back past ranges that end before addr. */
 	for (; i >= 0 && i > stop; i--)
-		if (addr < t->funcs[i].hi)
-			return t->funcs[i].name;
+		if (addr < u->funcs[i].hi)
+			return u->funcs[i].name;
 	return NULL;
 }
 
-int dl_lookup(const struct dl_table *t, uint64_t addr, struct dl_loc *loc)
+/* Function and line of addr in one unit; true if either is known. */
+static bool unit_lookup(const struct dl_unit *u, uint64_t addr,
+			struct dl_loc *loc)
 {
-	long r = LAST_LEQ(t->rows, t->nrows, addr, addr);
-	uint64_t off;
+	long r = LAST_LEQ(u->rows, u->nrows, addr, addr);
 
-	loc->func = dwarf_func(t, addr);
+	loc->func = unit_func(u, addr);
 	loc->file = NULL;
 	loc->line = 0;
-	if (r >= 0 && t->rows[r].line > 0) {
-		loc->file = t->rows[r].file;
-		loc->line = t->rows[r].line;
+	if (r >= 0 && u->rows[r].line > 0) {
+		loc->file = u->rows[r].file;
+		loc->line = u->rows[r].line;
+	}
+	return loc->func || loc->line;
+}
+
+/* The units whose aranges hold addr, read on first use. */
+static bool ranges_lookup(struct dl_table *t, uint64_t addr,
+			  struct dl_loc *loc)
+{
+	long i = LAST_LEQ(t->ranges, t->nranges, lo, addr), stop = i - 8;
+
+	/* Ranges of one file do not overlap, except the ones of code that
+	 * the linker discarded (relocated to 0): look a few back. */
+	for (; i >= 0 && i > stop; i--) {
+		struct dl_unit *u;
+
+		if (addr >= t->ranges[i].hi)
+			continue;
+		u = &t->units[t->ranges[i].unit];
+		if (!u->loaded)
+			load_unit(t, u);
+		if (unit_lookup(u, addr, loc))
+			return true;
+	}
+	return false;
+}
+
+/* The table fills its units as addresses ask for them: dl_lookup is
+ * const for its callers (the answers do not change), not inside. */
+int dl_lookup(const struct dl_table *ct, uint64_t addr, struct dl_loc *loc)
+{
+	struct dl_table *t = (struct dl_table *)ct;
+	uint64_t off;
+
+	if (!t->dbg || !ranges_lookup(t, addr, loc)) {
+		if (!t->rest_read)
+			load_rest(t);
+		unit_lookup(&t->rest, addr, loc);
 	}
 	if (!loc->func && t->syms &&
 	    es_addr_to_name(t->syms, addr, &loc->func, &off) != 0)

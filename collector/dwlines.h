@@ -1,8 +1,10 @@
 /*
  * dwlines.h - source locations of code addresses: function name, file and
  * line from DWARF (.debug_line and DW_TAG_subprogram ranges), with the
- * ELF symbol table as the fall-back for names.  One table per ELF file,
- * built once; for the frames of a rank's stack.
+ * ELF symbol table as the fall-back for names.  One table per ELF file;
+ * it reads a compilation unit's lines when an address first asks for it
+ * (found through .debug_aranges), so a stack costs the units it touches,
+ * not the whole file.  Tables are not thread-safe.
  */
 #ifndef MD_DWLINES_H
 #define MD_DWLINES_H
@@ -34,7 +36,8 @@ int dl_table_open(const char *elf_path, const struct es_image *syms,
 /* Free a table; NULL does nothing. */
 void dl_table_free(struct dl_table *t);
 
-/* Number of line rows (0: no line information), and the build time. */
+/* Number of line rows read so far (0 until a lookup has read a unit, and
+ * always 0 without line information), and the time spent reading. */
 unsigned dl_table_nrows(const struct dl_table *t);
 long long dl_table_build_ns(const struct dl_table *t);
 
@@ -43,12 +46,13 @@ long long dl_table_build_ns(const struct dl_table *t);
  * pc minus load bias).  For a caller's frame pass the return address
  * minus 1, so that the call's line is found rather than the next one.
  * Returns 0 and *loc when a function or a line was found (fields that
- * are unknown are NULL / 0), or -MD_E_NOSYM without a message.
+ * are unknown are NULL / 0), or -MD_E_NOSYM without a message.  May read
+ * DWARF into t (the answers do not depend on what was read before).
  */
 int dl_lookup(const struct dl_table *t, uint64_t addr, struct dl_loc *loc);
 
 /*
- * Tables by path, each built on first use.  dl_cache_get returns 0 and
+ * Tables by path, each opened on first use.  dl_cache_get returns 0 and
  * *t (borrowed: valid until dl_cache_free), or the dl_table_open code.
  */
 struct dl_cache *dl_cache_new(void);

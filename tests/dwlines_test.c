@@ -118,8 +118,8 @@ Test(dwlines, call_sites_map_to_their_function_file_and_line)
 	struct dl_table *t;
 
 	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
-	cr_expect_gt(dl_table_nrows(t), 0);
 	expect_call_sites(t, &p);
+	cr_expect_gt(dl_table_nrows(t), 0);
 	dl_table_free(t);
 	free_lprog(&p);
 }
@@ -212,14 +212,131 @@ Test(dwlines, source_built_libmpi_lines_build_in_reasonable_time)
 	lib = xasprintf("%s/lib/libmpi.so", prefix);
 	cr_assert_eq(es_image_open(lib, &img), 0);
 	cr_assert_eq(dl_table_open(lib, img, &t), 0);
-	fprintf(stderr, "dwlines: libmpi line table: %u rows, %.3f s\n",
+	fprintf(stderr, "dwlines: libmpi line table opened: %u rows, %.3f s\n",
 		dl_table_nrows(t), dl_table_build_ns(t) / 1e9);
 	cr_assert_eq(es_lookup(img, "PMPI_Recv", &v), 0);
 	cr_assert_eq(dl_lookup(t, v + 4, &loc), 0);
+	fprintf(stderr, "dwlines: after one lookup: %u rows, %.3f s\n",
+		dl_table_nrows(t), dl_table_build_ns(t) / 1e9);
 	cr_expect_str_eq(loc.func, "PMPI_Recv");
 	cr_expect_not_null(loc.file && strstr(loc.file, "recv.c"), "%s",
 			   loc.file ? loc.file : "(no file)");
 	dl_table_free(t);
 	es_image_free(img);
 	free(lib);
+}
+
+/* The same program in two files, linked together: where() and
+ * caller_one() compiled by cc_a, caller_two() and main() by cc_b. */
+static const char part_a[] =
+	"#include <stdio.h>\n"
+	"#define NO_TAIL_CALL __asm__ volatile(\"\" ::: \"memory\")\n"
+	"__attribute__((noinline)) void where(int line)\n"
+	"{\n"
+	"	printf(\"ra %p %d\\n\", __builtin_return_address(0), line);\n"
+	"}\n"
+	"__attribute__((noinline)) void caller_one(void)\n"
+	"{\n"
+	"	where(__LINE__);\n"
+	"	NO_TAIL_CALL;\n"
+	"}\n";
+
+static const char part_b[] =
+	"#include <stdio.h>\n"
+	"#define NO_TAIL_CALL __asm__ volatile(\"\" ::: \"memory\")\n"
+	"void where(int line);\n"
+	"void caller_one(void);\n"
+	"__attribute__((noinline)) static void caller_two(int n)\n"
+	"{\n"
+	"	if (n > 1)\n"
+	"		where(__LINE__);\n"
+	"	else\n"
+	"		where(__LINE__);\n"
+	"	NO_TAIL_CALL;\n"
+	"}\n"
+	"int main(void)\n"
+	"{\n"
+	"	printf(\"main %p\\n\", (void *)main);\n"
+	"	caller_one();\n"
+	"	caller_two(2);\n"
+	"	caller_two(0);\n"
+	"	return 0;\n"
+	"}\n";
+
+static struct lprog build_two(const char *cc_a, const char *cc_b)
+{
+	struct lprog p;
+	unsigned long long main_rt;
+	uint64_t main_file;
+	char *a, *b;
+
+	p.dir = ef_tmpdir();
+	a = ef_write(p.dir, "alines.c", part_a);
+	b = ef_write(p.dir, "blines.c", part_b);
+	p.path = xasprintf("%s/lines", p.dir);
+	cr_assert_eq(ef_sh("cd '%s' && %s -g -O0 -c alines.c && %s -g -O0 -c "
+			   "blines.c && cc -o lines alines.o blines.o",
+			   p.dir, cc_a, cc_b), 0);
+	p.out = ef_output("'%s'", p.path);
+	cr_assert_not_null(p.out);
+	cr_assert_eq(sscanf(strstr(p.out, "main "), "main %llx", &main_rt), 1);
+	cr_assert_eq(es_image_open(p.path, &p.img), 0);
+	cr_assert_eq(es_lookup(p.img, "main", &main_file), 0);
+	p.bias = main_rt - main_file;
+	free(a);
+	free(b);
+	return p;
+}
+
+Test(dwlines, reads_only_the_compilation_units_that_lookups_need)
+{
+	struct lprog p = build_two("cc", "cc");
+	struct dl_table *t;
+	struct dl_loc loc;
+	uint64_t addr;
+	unsigned after_one;
+	int line;
+
+	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	cr_expect_eq(dl_table_nrows(t), 0, "nothing is read before a lookup");
+	call_site(&p, 0, &addr, &line);
+	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
+	cr_expect_eq(loc.line, line);
+	after_one = dl_table_nrows(t);
+	cr_expect_gt(after_one, 0);
+	expect_call_sites(t, &p);
+	cr_expect_gt(dl_table_nrows(t), after_one,
+		     "the second file's unit is read when it is asked for");
+	dl_table_free(t);
+	free_lprog(&p);
+}
+
+/* clang writes no .debug_aranges: its units are found by reading every
+ * unit that the aranges do not list, also after units read by offset. */
+Test(dwlines, units_without_aranges_are_found_after_units_with_them)
+{
+	struct lprog p;
+	struct dl_table *t;
+
+	if (ef_sh("command -v clang >/dev/null") != 0)
+		cr_skip_test("no clang to build a unit without .debug_aranges");
+	p = build_two("cc", "clang");
+	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	free_lprog(&p);
+}
+
+Test(dwlines, a_file_without_any_aranges_still_gives_lines)
+{
+	struct lprog p;
+	struct dl_table *t;
+
+	if (ef_sh("command -v clang >/dev/null") != 0)
+		cr_skip_test("no clang to build a unit without .debug_aranges");
+	p = build_two("clang", "clang");
+	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	free_lprog(&p);
 }
