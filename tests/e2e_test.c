@@ -113,7 +113,7 @@ static void dump_file(const char *what, const char *path)
 {
 	char *t = mj_slurp(path);
 
-	cr_log_info("--- %s (%s):\n%s", what, path, t ? t : "(missing)");
+	cr_log_warn("--- %s (%s):\n%s", what, path, t ? t : "(missing)");
 	free(t);
 }
 
@@ -283,7 +283,7 @@ static void check_deadlock(const struct mf_sample *s, json_object *rep,
 	for (int r = 0; r < s->np; r++)
 		expect_site(rep, s, r, text);
 	if (cur_failed)
-		cr_log_info("--- text report:\n%s", text);
+		cr_log_warn("--- text report:\n%s", text);
 	free(text);
 	free(tpath);
 }
@@ -463,4 +463,211 @@ Test(e2e_manifest, rank_sets_parse_and_format_back)
 	cr_expect_str_eq(buf, "0-2,5,7");
 	cr_expect_neq(mf_parse_ranks("3-8", 8, set), 0);
 	cr_expect_neq(mf_parse_ranks("2,x", 8, set), 0);
+}
+
+/* ---- the collector's own faults ---- */
+
+static int count_char(const char *s, char c)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == c;
+	return n;
+}
+
+static void expect_error_naming(const char *err_path, pid_t pid,
+				int max_lines)
+{
+	char *err = mj_slurp(err_path), ids[16];
+
+	snprintf(ids, sizeof(ids), "%d", (int)pid);
+	cr_expect(err && *err, "nothing on stderr");
+	cr_expect(count_char(err, '\n') >= 1 &&
+		  count_char(err, '\n') <= max_lines,
+		  "stderr has %d lines, want 1..%d:\n%s", count_char(err, '\n'),
+		  max_lines, err ? err : "");
+	cr_expect(err && strstr(err, ids), "stderr does not name pid %s:\n%s",
+		  ids, err ? err : "");
+	free(err);
+}
+
+static int attach_only(const char *bin, pid_t pid, const char *name)
+{
+	char ids[16];
+
+	snprintf(ids, sizeof(ids), "%d", (int)pid);
+	char *argv[] = { (char *)bin, (char *)"--attach", ids, NULL };
+	return run_tool(argv, name);
+}
+
+Test(e2e_faults, attach_to_missing_pid_exits_3_naming_the_pid,
+     .timeout = 60, .fini = e2e_fini)
+{
+	const char *bin = md_bin();
+	pid_t gone = fork();
+	char *err;
+
+	if (gone == 0)
+		_exit(0);
+	cr_assert_gt(gone, 0);
+	waitpid(gone, NULL, 0);
+	make_dir();
+	cr_expect_eq(attach_only(bin, gone, "missing"), MD_EXIT_ERROR);
+	err = xasprintf("%s/missing.err", cur_dir);
+	expect_error_naming(err, gone, 1);
+	free(err);
+}
+
+Test(e2e_faults, attach_to_non_mpi_process_exits_3_and_leaves_it_running,
+     .timeout = 60, .fini = e2e_fini)
+{
+	const char *bin = md_bin();
+	char exe[256] = "", link[64], *err;
+	int code;
+
+	cur_other = fork();
+	if (cur_other == 0) {
+		setpgid(0, 0);
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	cr_assert_gt(cur_other, 0);
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)cur_other);
+	for (int t = 0; t < 100 && !strstr(exe, "sleep"); t++) {
+		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+
+		exe[n > 0 ? n : 0] = '\0';
+		usleep(20000);
+	}
+	cr_assert(strstr(exe, "sleep"), "sleep did not start");
+	make_dir();
+	code = attach_only(bin, cur_other, "notmpi");
+	cr_expect_eq(code, MD_EXIT_ERROR, "exit code %d, want 3", code);
+	err = xasprintf("%s/notmpi.err", cur_dir);
+	expect_error_naming(err, cur_other, 2);
+	free(err);
+	char st = mj_proc_state(cur_other);
+	cr_expect(st == 'S' || st == 'R', "sleep is in state %c", st);
+	cr_expect_eq(mj_tracer(cur_other), 0, "sleep is still traced");
+}
+
+/* Start a sample for a fault test; skips when it is not built. */
+static const struct mf_sample *start_sample(struct mf_manifest *m,
+					    const char *name)
+{
+	const struct mf_sample *s = mf_find(m, name);
+	char *prog;
+
+	cr_assert_not_null(s);
+	prog = sample_binary("debian", s);
+	make_dir();
+	cur_job = mj_start("mpirun", prog, s->np, cur_dir);
+	cr_assert_not_null(cur_job);
+	cr_assert_eq(mj_wait_lines(cur_job, "MD-", s->markers,
+				   MARKER_TIMEOUT_MS), 0, "no markers");
+	usleep(SETTLE_MS * 1000);
+	cr_assert_geq(mj_scan_ranks(cur_job), s->np, "ranks not found");
+	free(prog);
+	return s;
+}
+
+/* What a fault test does once the tool is tracing a rank. */
+struct fault {
+	struct mj_job *job;
+	int sig;		/* to the tool (SIGINT) or, with rank >= 0, */
+	int rank;		/* to that rank (index in job->ranks) */
+	bool fired;
+};
+
+/* mj_run's started hook: wait until the tool traces some rank, so the
+ * fault lands during collection, not before the tool set up. */
+static void fire_when_tracing(pid_t tool, void *arg)
+{
+	struct fault *f = arg;
+
+	for (int t = 0; t < 3000 && !f->fired; t++) {
+		for (int i = 0; i < f->job->nranks && !f->fired; i++) {
+			if (mj_tracer(f->job->ranks[i]) != tool)
+				continue;
+			kill(f->rank >= 0 ? f->job->ranks[f->rank] : tool,
+			     f->sig);
+			f->fired = true;
+		}
+		usleep(10000);
+	}
+}
+
+/* No rank left stopped or traced, looked at several times over 1 s. */
+static void expect_ranks_running(const struct mj_job *j)
+{
+	for (int look = 0; look < 5; look++) {
+		for (int i = 0; i < j->nranks; i++) {
+			char st = mj_proc_state(j->ranks[i]);
+
+			cr_expect(st != 't' && st != 'T',
+				  "rank pid %d left in state %c",
+				  (int)j->ranks[i], st);
+			cr_expect(!st || mj_tracer(j->ranks[i]) == 0,
+				  "rank pid %d still traced", (int)j->ranks[i]);
+		}
+		usleep(200000);
+	}
+}
+
+static int faulty_attach(const char *bin, struct fault *f, const char *name)
+{
+	char ids[16];
+	char *out = xasprintf("%s/%s.out", cur_dir, name);
+	char *err = xasprintf("%s/%s.err", cur_dir, name);
+	int st;
+
+	snprintf(ids, sizeof(ids), "%d", (int)cur_job->pid);
+	char *argv[] = { (char *)bin, (char *)"--attach", ids, NULL };
+	st = mj_run(argv, out, err, TOOL_TIMEOUT_MS, fire_when_tracing, f);
+	if (st == -1 || !WIFEXITED(st))
+		dump_file("tool stderr", err);
+	cr_assert(st != -1, "the tool did not end in time");
+	cr_assert(WIFEXITED(st), "the tool died of signal %d",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	free(out);
+	free(err);
+	return WEXITSTATUS(st);
+}
+
+Test(e2e_faults, sigint_during_collection_leaves_every_rank_running,
+     .timeout = 300, .fini = e2e_fini)
+{
+	const char *bin = md_bin();
+	struct mf_manifest *m = load_manifest();
+	const struct mf_sample *s = start_sample(m, "ring_16");
+	struct fault f = { .job = cur_job, .sig = SIGINT, .rank = -1 };
+	int code = faulty_attach(bin, &f, "sigint");
+
+	cr_assert(f.fired, "the tool never traced a rank: SIGINT not sent");
+	cr_expect_neq(code, MD_EXIT_NO_DEADLOCK,
+		      "interrupted, yet exit code 0");
+	expect_ranks_running(cur_job);
+	/* The job is intact: a second look gives the full verdict. */
+	cr_expect_eq(attach_only(bin, cur_job->pid, "again"),
+		     MD_EXIT_DEADLOCK, "a second attach after SIGINT");
+	(void)s;
+	mf_free(m);
+}
+
+Test(e2e_faults, rank_killed_during_collection_ends_cleanly,
+     .timeout = 300, .fini = e2e_fini)
+{
+	const char *bin = md_bin();
+	struct mf_manifest *m = load_manifest();
+	const struct mf_sample *s = start_sample(m, "ring_8");
+	struct fault f = { .job = cur_job, .sig = SIGKILL, .rank = 0 };
+	int code = faulty_attach(bin, &f, "rankkill");
+
+	cr_assert(f.fired, "the tool never traced a rank: no rank killed");
+	cr_expect(code >= MD_EXIT_DEADLOCK && code <= MD_EXIT_ERROR,
+		  "exit code %d after a rank died, want 1, 2 or 3", code);
+	expect_ranks_running(cur_job);
+	(void)s;
+	mf_free(m);
 }
