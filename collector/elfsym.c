@@ -46,6 +46,8 @@ struct es_image {
 	char *soname;		/* DT_SONAME, NULL if none */
 	char **needed;		/* DT_NEEDED names, in order */
 	unsigned nneeded;
+	struct es_eh_table eh;	/* eh.count == 0: none usable */
+	uint64_t pltgot;	/* DT_PLTGOT, 0 if none */
 };
 
 /* File identity: a library replaced on disk between two looks is a new
@@ -177,6 +179,8 @@ static void read_dynamic(struct es_image *img, Elf *elf, Elf_Scn *scn,
 
 		if (!gelf_getdyn(data, (int)i, &d) || d.d_tag == DT_NULL)
 			break;
+		if (d.d_tag == DT_PLTGOT)
+			img->pltgot = d.d_un.d_ptr;
 		if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, d.d_un.d_val);
@@ -217,6 +221,79 @@ static void read_segments(struct es_image *img, Elf *elf)
 	img->vaddr_end = hi;
 }
 
+/* Size of a .eh_frame_hdr value in encoding enc (DW_EH_PE_*), 0 if it
+ * is not one a fixed-size read can take. */
+static size_t eh_size(unsigned char enc)
+{
+	switch (enc & 0x0f) {
+	case 0x02: case 0x0a:	/* udata2, sdata2 */
+		return 2;
+	case 0x03: case 0x0b:	/* udata4, sdata4 */
+		return 4;
+	case 0x04: case 0x0c:	/* udata8, sdata8 */
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t eh_value(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];	/* little-endian, as the target */
+	return v;
+}
+
+/*
+ * The binary-search table of .eh_frame_hdr (PT_GNU_EH_FRAME), in the
+ * only layout libunwind searches: entries of two datarel sdata4 values
+ * (0x3b).  Read once here so that the unwinder does not map the file
+ * and read /proc/PID/maps again for every frame.
+ */
+static void read_eh_table(struct es_image *img, Elf *elf,
+			  const GElf_Phdr *ph)
+{
+	size_t fsize = 0, ptr_size, count_size;
+	const unsigned char *raw = (const unsigned char *)elf_rawfile(elf,
+								      &fsize);
+	const unsigned char *h;
+
+	if (!raw || ph->p_offset + 4 > fsize || ph->p_filesz < 4)
+		return;
+	h = raw + ph->p_offset;
+	/* version 1, eh_frame_ptr_enc, fde_count_enc, table_enc */
+	if (h[0] != 1 || h[3] != 0x3b)
+		return;
+	ptr_size = h[1] == 0xff ? 0 : eh_size(h[1]);
+	count_size = eh_size(h[2]);
+	if ((h[1] != 0xff && !ptr_size) || !count_size ||
+	    4 + ptr_size + count_size > ph->p_filesz ||
+	    ph->p_offset + 4 + ptr_size + count_size > fsize)
+		return;
+	img->eh.hdr = ph->p_vaddr;
+	img->eh.table = ph->p_vaddr + 4 + ptr_size + count_size;
+	img->eh.count = eh_value(h + 4 + ptr_size, count_size);
+}
+
+static void read_eh_frame_hdr(struct es_image *img, Elf *elf)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n) != 0)
+		return;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) &&
+		    ph.p_type == PT_GNU_EH_FRAME) {
+			read_eh_table(img, elf, &ph);
+			return;
+		}
+	}
+}
+
 static int cmp_addr(const void *a, const void *b)
 {
 	const struct es_addr *x = a, *y = b;
@@ -253,6 +330,8 @@ static int index_elf(struct es_image *img, Elf *elf, const char *path)
 	}
 	if (img->naddrs)
 		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
+	read_eh_frame_hdr(img, elf);
+	img->eh.gp = img->pltgot;
 	return 0;
 }
 
@@ -321,6 +400,14 @@ unsigned es_image_nsyms(const struct es_image *img)
 uint64_t es_image_base_vaddr(const struct es_image *img)
 {
 	return img->base_vaddr;
+}
+
+int es_image_eh_table(const struct es_image *img, struct es_eh_table *out)
+{
+	if (!img->eh.count)
+		return -MD_E_NOSYM;
+	*out = img->eh;
+	return 0;
 }
 
 int es_lookup_full(const struct es_image *img, const char *name,

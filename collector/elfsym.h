@@ -44,6 +44,23 @@ unsigned es_image_nsyms(const struct es_image *img);
 uint64_t es_image_base_vaddr(const struct es_image *img);
 
 /*
+ * Where the unwind tables of an image are, in its own vaddr space: the
+ * .eh_frame_hdr section (PT_GNU_EH_FRAME), its binary-search table of
+ * count entries (pairs of datarel sdata4 values, encoding 0x3b), and the
+ * image's DT_PLTGOT (the data-relative base; 0 without one).
+ */
+struct es_eh_table {
+	uint64_t hdr, table, count, gp;
+};
+
+/*
+ * The image's search table.  Returns 0 and *out, or -MD_E_NOSYM without
+ * a message when it has none in that encoding (the unwinder then finds
+ * its own way).
+ */
+int es_image_eh_table(const struct es_image *img, struct es_eh_table *out);
+
+/*
  * Look a symbol up by name.  Returns 0 and its st_value in *value (value
  * may be NULL: only say whether it exists), or -MD_E_NOSYM without a
  * message: not finding a symbol is an answer, not a failure.  When a name

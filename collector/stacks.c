@@ -28,9 +28,138 @@ struct stk_walk {
 	struct snap *s;
 	const struct stk_opts *o;
 	unw_addr_space_t as;
+	unw_addr_space_t as_upt;	/* plain _UPT accessors, on demand */
 	struct stk_map *maps;
 	int nmaps;
+	bool maps_read;
 	bool warned;
+};
+
+/* ---- libunwind accessors: _UPT's, with unwind tables from the view ---- */
+
+/*
+ * libunwind's search of a remote .eh_frame_hdr table.  libunwind-x86_64
+ * exports it for its own ptrace and core-file accessors but declares it
+ * only in its private headers; its signature has not changed since 2003.
+ */
+extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
+					      unw_word_t ip,
+					      unw_dyn_info_t *di,
+					      unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+
+/* The accessors' argument: _UPT's own for the thread, and the walk with
+ * the process's objects. */
+struct stk_arg {
+	void *upt;
+	struct stk_walk *w;
+};
+
+static void *upt_of(void *arg)
+{
+	return ((struct stk_arg *)arg)->upt;
+}
+
+/* _UPT's lookups call the accessors of the address space they are given
+ * with _UPT's own argument: they need an address space of their own. */
+static unw_addr_space_t upt_space(struct stk_arg *a)
+{
+	if (!a->w->as_upt)
+		a->w->as_upt = unw_create_addr_space(&_UPT_accessors, 0);
+	return a->w->as_upt;
+}
+
+/*
+ * _UPT_find_proc_info reads /proc/PID/maps and maps the object's file
+ * for every frame that leaves the object of the frame before (one
+ * thread's walk goes through four or five): that was half of the
+ * collection time.  The view already knows each object's bias and its
+ * search table, so ask libunwind's table search directly, and leave the
+ * rare object without one (or an address outside every object: the
+ * vdso, generated code) to _UPT.
+ */
+static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
+			      unw_proc_info_t *pi, int need_unwind_info,
+			      void *arg)
+{
+	struct stk_arg *a = arg;
+	const struct es_view *v = a->w->o->view;
+	const struct es_object *obj = v ? es_proc_object_at(v, ip) : NULL;
+	struct es_eh_table eh;
+	unw_dyn_info_t di;
+	int r;
+
+	if (obj && es_image_eh_table(obj->img, &eh) == 0) {
+		memset(&di, 0, sizeof(di));
+		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+		di.start_ip = obj->start;
+		di.end_ip = obj->end;
+		di.gp = eh.gp;
+		di.u.rti.segbase = eh.hdr + obj->bias;
+		di.u.rti.table_data = eh.table + obj->bias;
+		di.u.rti.table_len = eh.count * 8 / sizeof(unw_word_t);
+		r = _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi,
+						       need_unwind_info, arg);
+		if (r != -UNW_ENOINFO)
+			return r;
+	}
+	return _UPT_find_proc_info(upt_space(a), ip, pi, need_unwind_info,
+				   a->upt);
+}
+
+static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
+				void *arg)
+{
+	_UPT_put_unwind_info(as, pi, upt_of(arg));
+}
+
+static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil,
+				      void *arg)
+{
+	return _UPT_get_dyn_info_list_addr(as, dil, upt_of(arg));
+}
+
+static int acc_access_mem(unw_addr_space_t as, unw_word_t addr,
+			  unw_word_t *val, int write, void *arg)
+{
+	return _UPT_access_mem(as, addr, val, write, upt_of(arg));
+}
+
+static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg,
+			  unw_word_t *val, int write, void *arg)
+{
+	return _UPT_access_reg(as, reg, val, write, upt_of(arg));
+}
+
+static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
+			    unw_fpreg_t *val, int write, void *arg)
+{
+	return _UPT_access_fpreg(as, reg, val, write, upt_of(arg));
+}
+
+static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	return _UPT_resume(as, c, upt_of(arg));
+}
+
+static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr,
+			     char *buf, size_t len, unw_word_t *off,
+			     void *arg)
+{
+	(void)as;
+	return _UPT_get_proc_name(upt_space(arg), addr, buf, len, off,
+				  upt_of(arg));
+}
+
+static const unw_accessors_t stk_accessors = {
+	.find_proc_info = acc_find_proc_info,
+	.put_unwind_info = acc_put_unwind_info,
+	.get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
+	.access_mem = acc_access_mem,
+	.access_reg = acc_access_reg,
+	.access_fpreg = acc_access_fpreg,
+	.resume = acc_resume,
+	.get_proc_name = acc_get_proc_name,
 };
 
 static void parse_maps(struct stk_walk *w)
@@ -61,8 +190,14 @@ static void parse_maps(struct stk_walk *w)
 	}
 }
 
-static const char *object_at(const struct stk_walk *w, uint64_t pc)
+/* The maps are parsed only for a frame that no object of the view
+ * holds: most walks never need them. */
+static const char *object_at(struct stk_walk *w, uint64_t pc)
 {
+	if (!w->maps_read) {
+		w->maps_read = true;
+		parse_maps(w);
+	}
 	for (int i = 0; i < w->nmaps; i++)
 		if (pc >= w->maps[i].start && pc < w->maps[i].end)
 			return w->maps[i].path;
@@ -85,8 +220,13 @@ static void describe(struct stk_walk *w, unw_cursor_t *c, uint64_t pc,
 		f->line = sym.line;
 		f->object = snap_str(w->s, sym.object);
 	}
-	if (!f->object)
-		f->object = object_at(w, lookup_pc);
+	if (f->object)
+		return;
+	f->object = object_at(w, lookup_pc);
+	/* libunwind's name is the nearest function symbol before pc,
+	 * whatever its size: for an object the symbolizer knows (above) it
+	 * only names the wrong static function, and it maps the file again
+	 * for every frame. */
 	if (!f->func && unw_get_proc_name(c, name, sizeof(name), &off) == 0)
 		f->func = snap_str(w->s, name);
 }
@@ -105,7 +245,8 @@ static void classify(struct snap *s, struct snap_thread *th)
 static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 {
 	int max = w->o->max_frames > 0 ? w->o->max_frames : STK_MAX_FRAMES;
-	void *upt = _UPT_create(tid);
+	struct stk_arg arg = { _UPT_create(tid), w };
+	void *upt = arg.upt;
 	bool exact = true;	/* innermost, or after a signal frame */
 	unw_cursor_t c;
 	int r, keep;
@@ -113,7 +254,7 @@ static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 	th->tid = tid;
 	th->mpi_frame = th->user_frame = -1;
 	th->frames = xcalloc((size_t)max, sizeof(*th->frames));
-	r = upt ? unw_init_remote(&c, w->as, upt) : -UNW_ENOMEM;
+	r = upt ? unw_init_remote(&c, w->as, &arg) : -UNW_ENOMEM;
 	if (r < 0 && !w->warned) {
 		w->warned = true;
 		md_warn("unw_init_remote for thread %d of pid %d: %s", tid,
@@ -143,6 +284,7 @@ int stk_process(struct tgt *t, struct snap *s, const struct stk_opts *o,
 		struct snap_thread **threads, int *n)
 {
 	struct stk_walk w = { .t = t, .s = s, .o = o };
+	unw_accessors_t acc = stk_accessors;
 	const int *tids;
 	int nt, r;
 
@@ -154,16 +296,17 @@ int stk_process(struct tgt *t, struct snap *s, const struct stk_opts *o,
 	r = tgt_threads(t, &tids, &nt);
 	if (r < 0)
 		return r;
-	parse_maps(&w);
 	/* One address space per process: libunwind caches unwind info by
 	 * address, and libraries sit elsewhere in every rank (ASLR). */
-	w.as = unw_create_addr_space(&_UPT_accessors, 0);
+	w.as = unw_create_addr_space(&acc, 0);
 	unw_set_caching_policy(w.as, UNW_CACHE_GLOBAL);
 	*threads = xcalloc((size_t)(nt ? nt : 1), sizeof(**threads));
 	for (int i = 0; i < nt; i++)
 		walk_thread(&w, tids[i], &(*threads)[i]);
 	*n = nt;
 	unw_destroy_addr_space(w.as);
+	if (w.as_upt)
+		unw_destroy_addr_space(w.as_upt);
 	free(w.maps);
 	return 0;
 }
@@ -233,7 +376,8 @@ int stk_read_all(struct tgt *t, const struct es_view *view,
 {
 	struct stk_es e = { view, lines };
 	struct stk_opts o = { .symbolize = view ? es_symbolize : NULL,
-			      .ctx = &e };
+			      .ctx = &e,
+			      .view = view };
 	struct snap_thread *th = NULL;
 	int n = 0, app, rc;
 

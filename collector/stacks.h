@@ -37,6 +37,10 @@ struct stk_opts {
 	stk_symbolize_fn symbolize;	/* NULL: libunwind names only */
 	void *ctx;
 	int max_frames;			/* 0: STK_MAX_FRAMES */
+	/* The process's objects (borrowed): their .eh_frame_hdr tables
+	 * serve the unwinder, which otherwise reads /proc/PID/maps and maps
+	 * the file for each frame.  NULL: libunwind-ptrace finds its own. */
+	const struct es_view *view;
 };
 
 /*
@@ -45,7 +49,8 @@ struct stk_opts {
  * *threads (heap array of *n entries, the caller's: free() it, or hand it
  * to a snap_rank) is in tgt_threads order; each thread has its frames
  * (innermost first, at most max_frames), mpi_call, mpi_frame, user_frame
- * and progress_thread.  A thread whose registers cannot be read keeps 0
+ * and progress_thread.  A frame's name comes from the symbolizer; only
+ * when it knows no object at pc from libunwind (nearest symbol).  A thread whose registers cannot be read keeps 0
  * frames (warned once).  Returns 0, or -MD_E_INPUT if t is not attached
  * (reported), or the code of tgt_threads.
  */

@@ -113,6 +113,59 @@ Test(elfsym, undefined_symbols_are_not_indexed)
 	free_pair(&p);
 }
 
+/* The .eh_frame_hdr of path as readelf and od see it: vaddr and the
+ * FDE count (after a 4-byte eh_frame_ptr, as gcc writes it). */
+static void eh_frame_hdr_of(const char *path, uint64_t *vaddr,
+			    uint64_t *count)
+{
+	unsigned long long v = 0, n = 0;
+	char *out = ef_output(
+		"f='%s'; set -- $(readelf -lW \"$f\" | awk '/GNU_EH_FRAME/ "
+		"{ print $2, $3 }'); echo $2 $(od -An -tu4 -j $(($1 + 8)) "
+		"-N4 \"$f\")", path);
+
+	cr_assert_not_null(out);
+	cr_assert_eq(sscanf(out, "%llx %llu", &v, &n), 2, "got %s", out);
+	*vaddr = v;
+	*count = n;
+	free(out);
+}
+
+Test(elfsym, eh_frame_hdr_table_is_where_readelf_puts_it)
+{
+	struct pair p = build_pair();
+	struct es_image *img;
+	struct es_eh_table eh;
+	uint64_t vaddr, count;
+
+	eh_frame_hdr_of(p.lib, &vaddr, &count);
+	cr_assert_eq(es_image_open(p.lib, &img), 0);
+	cr_assert_eq(es_image_eh_table(img, &eh), 0);
+	cr_expect_eq(eh.hdr, vaddr, "hdr %#llx, readelf %#llx",
+		     (unsigned long long)eh.hdr, (unsigned long long)vaddr);
+	cr_expect_eq(eh.table, vaddr + 12);
+	cr_expect_eq(eh.count, count);
+	cr_expect_gt(eh.count, 0);
+	es_image_free(img);
+	free_pair(&p);
+}
+
+Test(elfsym, image_linked_without_eh_frame_hdr_has_no_table)
+{
+	char *dir = ef_tmpdir();
+	char *lib = ef_cc(dir, "libnohdr.so", lib_src,
+			  "-O1 -shared -fPIC -Wl,--no-eh-frame-hdr", NULL);
+	struct es_image *img;
+	struct es_eh_table eh;
+
+	cr_assert_not_null(lib);
+	cr_assert_eq(es_image_open(lib, &img), 0);
+	cr_expect_eq(es_image_eh_table(img, &eh), -MD_E_NOSYM);
+	es_image_free(img);
+	free(lib);
+	ef_rmtree(dir);
+}
+
 Test(elfsym, addr_to_name_gives_function_and_offset_inside_it)
 {
 	struct pair p = build_pair();

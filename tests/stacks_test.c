@@ -168,6 +168,45 @@ Test(stacks, read_all_gives_file_and_line_of_the_call_site)
 	tr_child_end(&c);
 }
 
+/* The view's .eh_frame_hdr tables must unwind as libunwind's own search
+ * through /proc/PID/maps does (which gives up early in some objects:
+ * here in libcriterion, short of main). */
+Test(stacks, unwinding_with_the_views_tables_gives_the_same_frames)
+{
+	struct es_cache *ec = es_cache_new();
+	struct es_view *v = NULL;
+	struct stk_opts plain = { 0 }, viewed = { 0 };
+	struct snap_thread *a = NULL, *b = NULL;
+	struct snap *s = snap_new();
+	struct tr_child c;
+	struct tgt *t;
+	int na = 0, nb = 0;
+
+	cr_assert_eq(tr_child_start(&c, 2), 0);
+	cr_assert_eq(tgt_attach(c.pid, &t), 0);
+	cr_assert_eq(es_view_from_maps(ec, tgt_maps_text(t), tgt_exe(t), &v),
+		     0);
+	viewed.view = v;
+	cr_assert_eq(stk_process(t, s, &plain, &a, &na), 0);
+	cr_assert_eq(stk_process(t, s, &viewed, &b, &nb), 0);
+	tgt_free(t);
+	cr_assert_eq(na, nb);
+	for (int i = 0; i < na; i++) {
+		cr_expect_gt(b[i].nframes, 2, "thread %d", b[i].tid);
+		cr_assert_geq(b[i].nframes, a[i].nframes, "thread %d",
+			      a[i].tid);
+		for (int k = 0; k < a[i].nframes; k++)
+			cr_expect_eq(a[i].frames[k].pc, b[i].frames[k].pc,
+				     "thread %d frame %d", a[i].tid, k);
+	}
+	free_threads(a, na);
+	free_threads(b, nb);
+	es_view_free(v);
+	es_cache_free(ec);
+	snap_free(s);
+	tr_child_end(&c);
+}
+
 /* ---- e2e_stacks: ranks of a real Debian Open MPI job ---- */
 
 static struct tr_job job;
