@@ -16,6 +16,20 @@
 #include "md.h"
 #include "mpicalls.h"
 
+/*
+ * Memory read by whole pages: _UPT reads one word per PTRACE_PEEKDATA,
+ * and an unwind reads the same stack and .eh_frame pages over and over.
+ * The process is stopped for the whole walk, so the copies stay true.
+ */
+#define STK_PAGE 4096
+#define STK_PAGES 64
+
+struct stk_page {
+	uint64_t addr;
+	bool valid;
+	unsigned char data[STK_PAGE];
+};
+
 /* One file mapping of /proc/PID/maps, for frames the symbolizer cannot
  * place. */
 struct stk_map {
@@ -33,6 +47,7 @@ struct stk_walk {
 	int nmaps;
 	bool maps_read;
 	bool warned;
+	struct stk_page *pages;	/* STK_PAGES, direct-mapped */
 };
 
 /* ---- libunwind accessors: _UPT's, with unwind tables from the view ---- */
@@ -119,10 +134,34 @@ static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil,
 	return _UPT_get_dyn_info_list_addr(as, dil, upt_of(arg));
 }
 
+/* The page that holds addr, read on first use; NULL if unreadable. */
+static const struct stk_page *page_at(struct stk_walk *w, uint64_t addr)
+{
+	uint64_t base = addr & ~(uint64_t)(STK_PAGE - 1);
+	struct stk_page *p = &w->pages[(base / STK_PAGE) % STK_PAGES];
+
+	if (p->valid && p->addr == base)
+		return p;
+	p->addr = base;
+	p->valid = tgt_read(w->t, base, p->data, STK_PAGE) == 0;
+	return p->valid ? p : NULL;
+}
+
 static int acc_access_mem(unw_addr_space_t as, unw_word_t addr,
 			  unw_word_t *val, int write, void *arg)
 {
-	return _UPT_access_mem(as, addr, val, write, upt_of(arg));
+	struct stk_arg *a = arg;
+	const struct stk_page *p;
+	size_t off = addr & (STK_PAGE - 1);
+
+	/* Writes (never asked for in a walk), words across two pages and
+	 * pages that process_vm_readv cannot read go the word-wise way. */
+	if (!write && off + sizeof(*val) <= STK_PAGE &&
+	    (p = page_at(a->w, addr))) {
+		memcpy(val, p->data + off, sizeof(*val));
+		return 0;
+	}
+	return _UPT_access_mem(as, addr, val, write, a->upt);
 }
 
 static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg,
@@ -299,12 +338,14 @@ int stk_process(struct tgt *t, struct snap *s, const struct stk_opts *o,
 	/* One address space per process: libunwind caches unwind info by
 	 * address, and libraries sit elsewhere in every rank (ASLR). */
 	w.as = unw_create_addr_space(&acc, 0);
+	w.pages = xcalloc(STK_PAGES, sizeof(*w.pages));
 	unw_set_caching_policy(w.as, UNW_CACHE_GLOBAL);
 	*threads = xcalloc((size_t)(nt ? nt : 1), sizeof(**threads));
 	for (int i = 0; i < nt; i++)
 		walk_thread(&w, tids[i], &(*threads)[i]);
 	*n = nt;
 	unw_destroy_addr_space(w.as);
+	free(w.pages);
 	if (w.as_upt)
 		unw_destroy_addr_space(w.as_upt);
 	free(w.maps);
