@@ -21,7 +21,7 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 
-PKGS = igraph libelf libunwind-ptrace json-c
+PKGS = igraph libelf libunwind-ptrace json-c yajl
 DWARF_CFLAGS = -I/usr/include/libdwarf
 DWARF_LIBS = -ldwarf
 

@@ -1,10 +1,11 @@
 /*
- * snapjson.c - typed, checked access to the fields of a snapshot line,
- * and the reader's one-line error messages (file:line:column).
+ * snapjson.c - typed, checked access to the values captured from a
+ * snapshot line, and the reader's one-line error messages
+ * (file:line:column).  The checks and messages are those of the json-c
+ * reader this replaced: a value's JSON type decides, as json-c's did.
  */
 #include "snapjson.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,10 +34,18 @@ static long key_column(const struct snaprd *r, const char *key)
 
 static int vfail(const struct snaprd *r, long col, const char *fmt, va_list ap)
 {
-	char msg[512];
+	char msg[512], at[64] = "";
+	int n = 0;
 
+	if (r->at_comm >= 0)
+		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",
+			      r->at_comm);
+	if (r->at_rank >= 0)
+		n += snprintf(at + n, sizeof(at) - n, "rank %d: ", r->at_rank);
+	if (r->at_op >= 0)
+		snprintf(at + n, sizeof(at) - n, "op %d: ", r->at_op);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	md_error("%s:%ld:%ld: %s%s", r->name, r->lineno, col, r->ctx, msg);
+	md_error("%s:%ld:%ld: %s%s", r->name, r->lineno, col, at, msg);
 	return -MD_E_INPUT;
 }
 
@@ -62,18 +71,29 @@ int snaprd_fail(const struct snaprd *r, const char *key, const char *fmt, ...)
 	return ret;
 }
 
-int snaprd_int(struct snaprd *r, jobj *o, const char *key, int64_t min,
-	       int64_t max, int def, int *out)
+int64_t snaprd_int64(const struct snaprd_val *v)
 {
-	jobj *v;
+	if (v->neg)
+		return v->i;
+	return v->u > INT64_MAX ? INT64_MAX : (int64_t)v->u;
+}
+
+static bool absent(const struct snaprd_val *v)
+{
+	return v->type == SNAPRD_ABSENT || v->type == SNAPRD_NULL;
+}
+
+int snaprd_int(struct snaprd *r, const struct snaprd_val *v, const char *key,
+	       int64_t min, int64_t max, int def, int *out)
+{
 	int64_t n;
 
 	*out = def;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
+	if (absent(v))
 		return 0;
-	if (!json_object_is_type(v, json_type_int))
+	if (v->type != SNAPRD_INT)
 		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
-	n = json_object_get_int64(v);
+	n = snaprd_int64(v);
 	if (n < min || n > max)
 		return snaprd_fail(r, key,
 				   "\"%s\" %" PRId64
@@ -84,79 +104,81 @@ int snaprd_int(struct snaprd *r, jobj *o, const char *key, int64_t min,
 	return 0;
 }
 
-int snaprd_u64(struct snaprd *r, jobj *o, const char *key, uint64_t *out)
+int snaprd_u64(struct snaprd *r, const struct snaprd_val *v, const char *key,
+	       uint64_t *out)
 {
-	jobj *v;
-
 	*out = 0;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
+	if (absent(v))
 		return 0;
-	if (!json_object_is_type(v, json_type_int))
+	if (v->type != SNAPRD_INT)
 		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
-	if (json_object_get_int64(v) < 0)
+	if (v->neg)
 		return snaprd_fail(r, key, "\"%s\" %" PRId64 " is negative",
-				   key, json_object_get_int64(v));
-	*out = json_object_get_uint64(v);
+				   key, v->i);
+	*out = v->u;
 	return 0;
 }
 
-int snaprd_str(struct snaprd *r, jobj *o, const char *key, const char **out)
+int snaprd_i64(struct snaprd *r, const struct snaprd_val *v, const char *key,
+	       int64_t *out)
 {
-	jobj *v;
-
-	*out = NULL;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return snaprd_fail(r, key, "\"%s\" must be a string", key);
-	*out = snap_str(r->s, json_object_get_string(v));
-	return 0;
-}
-
-int snaprd_bool(struct snaprd *r, jobj *o, const char *key, bool *out)
-{
-	jobj *v;
-
-	*out = false;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	if (!json_object_is_type(v, json_type_boolean))
-		return snaprd_fail(r, key, "\"%s\" must be true or false", key);
-	*out = json_object_get_boolean(v);
-	return 0;
-}
-
-int snaprd_addr(struct snaprd *r, jobj *o, const char *key, uint64_t *out)
-{
-	const char *str;
-	char *end;
-	jobj *v;
-
 	*out = 0;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
+	if (absent(v))
 		return 0;
-	str = json_object_get_string(v);
-	if (!json_object_is_type(v, json_type_string) ||
-	    strncmp(str, "0x", 2) || !str[2] || strchr(str, '-') ||
-	    strchr(str, ' '))
+	if (v->type != SNAPRD_INT)
+		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
+	*out = snaprd_int64(v);
+	return 0;
+}
+
+int snaprd_str(struct snaprd *r, const struct snaprd_val *v, const char *key,
+	       const char **out)
+{
+	*out = NULL;
+	if (absent(v))
+		return 0;
+	if (v->type != SNAPRD_STRING)
+		return snaprd_fail(r, key, "\"%s\" must be a string", key);
+	*out = v->s;
+	return 0;
+}
+
+int snaprd_bool(struct snaprd *r, const struct snaprd_val *v, const char *key,
+		bool *out)
+{
+	*out = false;
+	if (absent(v))
+		return 0;
+	if (v->type != SNAPRD_BOOL)
+		return snaprd_fail(r, key, "\"%s\" must be true or false", key);
+	*out = v->b;
+	return 0;
+}
+
+/* The text was checked as it was parsed (snapread_sax.c). */
+int snaprd_addr(struct snaprd *r, const struct snaprd_val *v, const char *key,
+		uint64_t *out)
+{
+	*out = 0;
+	if (absent(v))
+		return 0;
+	if (v->type != SNAPRD_STRING || v->addr == SNAPRD_ADDR_FORM)
 		return snaprd_fail(
 			r, key, "\"%s\" must be a hex string \"0x...\"", key);
-	errno = 0;
-	*out = strtoull(str + 2, &end, 16);
-	if (*end || errno)
+	if (v->addr == SNAPRD_ADDR_RANGE)
 		return snaprd_fail(r, key,
 				   "\"%s\" \"%s\" is not a 64-bit hex "
 				   "address",
-				   key, str);
+				   key, v->s);
+	*out = v->u;
 	return 0;
 }
 
-/* A string naming one of n enum values (by names(i)), or def if absent. */
-int snaprd_enum(struct snaprd *r, jobj *o, const char *key,
+int snaprd_enum(struct snaprd *r, const struct snaprd_val *v, const char *key,
 		const char *(*names)(int), int n, int def, int *out)
 {
 	const char *str;
-	int ret = snaprd_str(r, o, key, &str);
+	int ret = snaprd_str(r, v, key, &str);
 
 	*out = def;
 	if (ret || !str)
@@ -170,47 +192,31 @@ int snaprd_enum(struct snaprd *r, jobj *o, const char *key,
 			   str);
 }
 
-/* The array under key (NULL if absent) and its length, at most max. */
-int snaprd_array(struct snaprd *r, jobj *o, const char *key, size_t max,
-		 jobj **arr, int *n)
+int snaprd_array(struct snaprd *r, const struct snaprd_val *v,
+		 const char *key, size_t max, int *n)
 {
-	jobj *v;
-
-	*arr = NULL;
 	*n = 0;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
+	if (absent(v))
 		return 0;
-	if (!json_object_is_type(v, json_type_array))
+	if (v->type != SNAPRD_ARRAY)
 		return snaprd_fail(r, key, "\"%s\" must be an array", key);
-	if (json_object_array_length(v) > max)
+	if ((size_t)v->n > max)
 		return snaprd_fail(r, key,
-				   "\"%s\" has %zu entries, at most %zu "
+				   "\"%s\" has %d entries, at most %zu "
 				   "are allowed",
-				   key, json_object_array_length(v), max);
-	*arr = v;
-	*n = (int)json_object_array_length(v);
+				   key, v->n, max);
+	*n = v->n;
 	return 0;
 }
 
-int snaprd_object(struct snaprd *r, jobj *o, const char *key, jobj **out)
+int snaprd_object(struct snaprd *r, const struct snaprd_val *v,
+		  const char *key, bool *present)
 {
-	*out = NULL;
-	if (!json_object_object_get_ex(o, key, out) || !*out)
+	*present = false;
+	if (absent(v))
 		return 0;
-	if (!json_object_is_type(*out, json_type_object))
+	if (v->type != SNAPRD_OBJECT)
 		return snaprd_fail(r, key, "\"%s\" must be an object", key);
-	return 0;
-}
-
-int snaprd_i64(struct snaprd *r, jobj *o, const char *key, int64_t *out)
-{
-	jobj *v;
-
-	*out = 0;
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return 0;
-	if (!json_object_is_type(v, json_type_int))
-		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
-	*out = json_object_get_int64(v);
+	*present = true;
 	return 0;
 }

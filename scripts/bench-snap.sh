@@ -7,7 +7,7 @@
 #   scripts/bench-snap.sh [BUILD] [SIZES] [KINDS]
 #   default: build "1024 65536 1048576" "ring"
 # Snapshots are cached in $BENCH_DIR (default /tmp/mpi-deadlock-bench),
-# about 820 bytes per rank.
+# about 530 bytes per rank (the "-lean" files of gensnap's 2-frame ranks).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
@@ -18,7 +18,7 @@ make -s "$BUILD/gensnap" >&2
 mkdir -p "$DIR"
 for kind in $KINDS; do
 	for n in $SIZES; do
-		f="$DIR/$kind-$n.jsonl"
+		f="$DIR/$kind-$n-lean.jsonl"
 		[ -s "$f" ] || "$BUILD/gensnap" "$kind" "$n" "$f"
 		out=$("$BUILD/gensnap" --read "$f")
 		t=$(echo "$out" | sed -n 's/^read: //p')

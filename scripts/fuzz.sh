@@ -15,7 +15,10 @@ SECONDS_=${FUZZ_SECONDS:-60}
 FUZZER=${FUZZER:-libfuzzer}
 OUT=build-fuzz
 SRC="tests/fuzz/snapread_fuzz.c analyzer/snap.c analyzer/snapjson.c
-     analyzer/snapread.c collector/snapwrite.c main/util.c"
+     analyzer/snapread.c analyzer/snapread_rank.c analyzer/snapread_sax.c
+     collector/snapwrite.c main/util.c"
+# yajl reads, json-c writes (and words the reader's syntax errors).
+LIBS="$(pkg-config --libs yajl json-c)"
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -fno-omit-frame-pointer
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 mkdir -p $OUT/corpus $OUT/crashes
@@ -23,7 +26,7 @@ mkdir -p $OUT/corpus $OUT/crashes
 if [ "$FUZZER" = afl ]; then
 	command -v afl-clang-fast >/dev/null || { echo "fuzz.sh: afl-clang-fast not found" >&2; exit 1; }
 	# shellcheck disable=SC2086
-	afl-clang-fast $FLAGS -o $OUT/snapread_afl $SRC $(pkg-config --libs json-c)
+	afl-clang-fast $FLAGS -o $OUT/snapread_afl $SRC $LIBS
 	AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
 	AFL_NO_UI=1 afl-fuzz -i tests/fuzz/corpus -o $OUT/afl -V "$SECONDS_" \
 		-- $OUT/snapread_afl </dev/null >$OUT/fuzz.log 2>&1 || true
@@ -32,7 +35,7 @@ if [ "$FUZZER" = afl ]; then
 else
 	command -v clang >/dev/null || { echo "fuzz.sh: clang not found" >&2; exit 1; }
 	# shellcheck disable=SC2086
-	clang $FLAGS -o $OUT/snapread_fuzz $SRC $(pkg-config --libs json-c)
+	clang $FLAGS -o $OUT/snapread_fuzz $SRC $LIBS
 	# The reader's one error line per input goes to the log, not the terminal.
 	$OUT/snapread_fuzz -max_total_time="$SECONDS_" -rss_limit_mb=2048 \
 		-max_len=65536 -timeout=10 -artifact_prefix=$OUT/crashes/ \

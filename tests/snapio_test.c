@@ -625,3 +625,126 @@ Test(snapio, header_count_larger_than_a_pipe_gives_truncated_not_oom,
 	cr_assert_stderr_eq_str("mpi-deadlock: t.jsonl:3:1: truncated: 1 of "
 				"60000000 rank lines\n");
 }
+
+/*
+ * The streaming reader (yajl) sees a line's keys in the file's order:
+ * what a line is and the checks that depend on other keys wait for its
+ * end, as they did when json-c built a tree of it.
+ */
+#define HDR2 "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1," \
+	     "\"nranks\":2,\"ncomms\":1}\n" \
+	     "{\"comm\":0,\"size\":2,\"group\":\"0-1\"}\n"
+
+Test(snapio, reads_keys_in_any_order_and_skips_unknown_values)
+{
+	const char *text =
+		HDR2
+		"{\"future\":{\"a\":[1,{\"b\":[2,\"x\"]}],\"c\":null},"
+		"\"threads\":[{\"frames\":[{\"pc\":\"0x10\"},{\"line\":4}],"
+		"\"user_frame\":1,\"tid\":9}],"
+		"\"ops\":[{\"peer\":1,\"comm\":0,\"kind\":\"recv\","
+		"\"actual\":{\"tag\":3},\"extra\":[\"e\"]}],"
+		"\"members\":[[0,0]],\"rank\":0}\n"
+		"{\"pid\":7,\"rank\":1}\n";
+	struct snap *s;
+
+	cr_assert_eq(read_string(text, &s), 0);
+	cr_assert_eq(s->ranks[0].nthreads, 1);
+	cr_assert_eq(s->ranks[0].threads[0].tid, 9);
+	cr_assert_eq(s->ranks[0].threads[0].nframes, 2);
+	cr_assert_eq(s->ranks[0].threads[0].user_frame, 1);
+	cr_assert_eq(s->ranks[0].threads[0].frames[0].pc, 0x10);
+	cr_assert_eq(s->ranks[0].threads[0].frames[1].line, 4);
+	cr_assert_eq(s->ranks[0].ops[0].kind, SNAP_OP_RECV);
+	cr_assert_eq(s->ranks[0].ops[0].peer_local, 1);
+	cr_assert_eq(s->ranks[0].ops[0].actual_tag, 3);
+	cr_assert_eq(s->ranks[0].ops[0].actual_local, -1);
+	cr_assert_str_eq(s->ranks[0].ops[0].extra[0], "e");
+	cr_assert_eq(s->ranks[0].members[0].local_rank, 0);
+	cr_assert_eq(s->ranks[1].pid, 7);
+	snap_free(s);
+}
+
+Test(snapio, last_of_duplicate_keys_wins)
+{
+	const char *text = HDR2
+		"{\"rank\":0,\"pid\":1,\"ops\":[{\"kind\":\"send\"}],"
+		"\"pid\":2,\"ops\":[{\"kind\":\"recv\"},{\"kind\":\"recv\"}]}\n"
+		"{\"rank\":1}\n";
+	struct snap *s;
+
+	cr_assert_eq(read_string(text, &s), 0);
+	cr_assert_eq(s->ranks[0].pid, 2);
+	cr_assert_eq(s->ranks[0].nops, 2);
+	cr_assert_eq(s->ranks[0].ops[0].kind, SNAP_OP_RECV);
+	snap_free(s);
+}
+
+static void assert_read_error(const char *text, const char *error)
+{
+	struct snap *s = (struct snap *)1;
+
+	cr_assert_eq(read_string(text, &s), -MD_E_INPUT);
+	cr_assert_null(s);
+	fflush(stderr);
+	cr_assert_stderr_eq_str(error);
+}
+
+Test(snapio, rejects_array_where_an_integer_belongs,
+     .init = cr_redirect_stderr)
+{
+	assert_read_error(HDR2 "{\"rank\":0,\"pid\":[1]}\n{\"rank\":1}\n",
+			  "mpi-deadlock: t.jsonl:3:11: rank 0: \"pid\" must "
+			  "be an integer\n");
+}
+
+Test(snapio, checks_a_peer_against_a_comm_given_after_it,
+     .init = cr_redirect_stderr)
+{
+	assert_read_error(HDR2 "{\"rank\":0,\"ops\":[{\"kind\":\"recv\","
+			  "\"peer\":5,\"comm\":0}]}\n{\"rank\":1}\n",
+			  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: \"peer\" "
+			  "5 is out of range (-1..1)\n");
+}
+
+/* json-c let a raw control character through; JSON (and yajl) do not,
+ * and the writer always escapes them. */
+Test(snapio, rejects_raw_control_character_in_a_string,
+     .init = cr_redirect_stderr)
+{
+	assert_read_error(HDR2 "{\"rank\":0,\"host\":\"a\x01z\"}\n"
+			  "{\"rank\":1}\n",
+			  "mpi-deadlock: t.jsonl:3:20: invalid JSON: lexical "
+			  "error: invalid character inside string.\n");
+}
+
+Test(snapio, reads_thousands_of_rank_lines_through_reused_handles)
+{
+	/* Many lines through the same parser handles: state must not leak
+	 * from one line into the next. */
+	size_t n = 5000, cap = 200 * n + 256, len = 0;
+	char *text = xmalloc(cap);
+	struct snap *s;
+
+	len += (size_t)snprintf(text + len, cap - len,
+				"{\"format\":\"mpi-deadlock-snapshot\","
+				"\"version\":1,\"nranks\":%zu,\"ncomms\":1}\n"
+				"{\"comm\":0,\"size\":%zu,\"group\":\"0-%zu\"}\n",
+				n, n, n - 1);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, cap - len,
+					"{\"rank\":%zu,\"host\":\"h\xc3\xa9%zu\","
+					"\"members\":[[0,%zu]],\"ops\":[{\"kind\":"
+					"\"send\",\"comm\":0,\"peer\":%zu}]}\n",
+					i, i % 3, i, (i + 1) % n);
+	cr_assert_eq(read_string(text, &s), 0);
+	cr_assert_eq(s->nranks, (int)n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(s->ranks[i].ops[0].peer_local, (int)((i + 1) % n));
+		cr_assert_eq(s->ranks[i].members[0].local_rank, (int)i);
+	}
+	cr_assert_str_eq(s->ranks[4].host, "h\xc3\xa9" "1");
+	cr_assert_eq(s->ranks[1].host, s->ranks[4].host, "interned");
+	snap_free(s);
+	free(text);
+}

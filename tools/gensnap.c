@@ -8,8 +8,10 @@
  * KIND: ring (rank i waits in MPI_Recv from i-1), wildcard (everyone in
  * an MPI_ANY_SOURCE receive), collective (all in MPI_Barrier but the
  * last rank, which computes), bystanders (ranks 0 and 1 wait on each
- * other, the rest sit in MPI_Barrier behind them).  The ranks look like
- * what the collector writes: pid, host, a 4-frame stack, one operation.
+ * other, the rest sit in MPI_Barrier behind them).  The ranks are lean
+ * versions of what the collector writes: pid, host, the call and its
+ * site, the membership, one operation and a 2-frame stack (the MPI call
+ * and the user's frame), about 400 bytes a rank.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +38,8 @@ static void add_recv(struct snap_rank *r, int peer)
 	op->peer_local = op->peer_global = peer;
 	op->tag = peer < 0 ? 0 : 7;
 	op->length = 4096;
-	op->buffer = 0x7ffd00001000ULL + 64ULL * (unsigned)r->rank;
 	op->actual_local = op->actual_global = -1;
 	op->request = 0x555500100000ULL + 256ULL * (unsigned)r->rank;
-	op->nextra = 1;
-	op->extra[0] = "Receive: 0x5555";
 	r->ops = op;
 	r->nops = 1;
 }
@@ -49,32 +48,23 @@ static void add_stack(struct snap *s, struct snap_rank *r, const char *call,
 		      const char *pmpi, int line)
 {
 	struct snap_thread *t = xcalloc(1, sizeof(*t));
-	struct snap_frame *f = xcalloc(4, sizeof(*f));
-	const char *libmpi =
-		snap_str(s, "/usr/lib/x86_64-linux-gnu/libmpi.so.40");
+	struct snap_frame *f = xcalloc(2, sizeof(*f));
 
-	f[0] = (struct snap_frame){
-		0x7f1200001000, snap_str(s, "opal_progress"),
-		snap_str(s, "/usr/lib/x86_64-linux-gnu/libopen-pal.so.40"),
-		NULL, 0};
-	f[1] = (struct snap_frame){0x7f1200002000, snap_str(s, pmpi), libmpi,
-				   NULL, 0};
-	f[2] = (struct snap_frame){0x555500001234, snap_str(s, "main"), r->exe,
+	f[0] = (struct snap_frame){0x7f1200002000, snap_str(s, pmpi),
+				   snap_str(s, "libmpi.so.40"), NULL, 0};
+	f[1] = (struct snap_frame){0x555500001234, snap_str(s, "main"), r->exe,
 				   snap_str(s, "bench.c"), line};
-	f[3] = (struct snap_frame){
-		0x7f1200003000, snap_str(s, "__libc_start_main"),
-		snap_str(s, "/lib/x86_64-linux-gnu/libc.so.6"), NULL, 0};
 	t->tid = r->pid;
 	t->mpi_call = snap_str(s, call);
-	t->mpi_frame = 1;
-	t->user_frame = 2;
-	t->nframes = 4;
+	t->mpi_frame = 0;
+	t->user_frame = 1;
+	t->nframes = 2;
 	t->frames = f;
 	r->threads = t;
 	r->nthreads = 1;
 	r->mpi_call = t->mpi_call;
-	r->call_func = f[2].func;
-	r->call_file = f[2].file;
+	r->call_func = f[1].func;
+	r->call_file = f[1].file;
 	r->call_line = line;
 }
 
@@ -89,7 +79,7 @@ static void fill_rank(struct gen *g, struct snap_rank *r)
 	snprintf(host, sizeof(host), "node%05d", i / 64);
 	r->pid = 10000 + i % 64;
 	r->host = snap_str(s, host);
-	r->exe = snap_str(s, "/home/user/bench/app");
+	r->exe = snap_str(s, "/home/u/app");
 	r->progress = SNAP_PROGRESS_STABLE;
 	r->members = xcalloc(1, sizeof(*r->members));
 	r->members[0].local_rank = i;
