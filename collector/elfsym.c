@@ -1,6 +1,7 @@
 /*
  * elfsym.c - ELF symbol index per file, an image cache shared by all the
- * ranks, and per-process views in dynamic-linker order.
+ * ranks, and per-process views in dynamic-linker order (built from maps
+ * text in elfsym_maps.c).
  */
 #include "elfsym.h"
 
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfsym_int.h"
 #include "md.h"
 
 #define uthash_malloc(sz) xmalloc(sz)
@@ -36,19 +38,6 @@ struct es_addr {
 	bool local;
 };
 
-struct es_image {
-	char *path;
-	struct es_name *names;	/* uthash head */
-	unsigned nnames;
-	struct es_addr *addrs;	/* functions sorted by value */
-	size_t naddrs, addrs_cap;
-	uint64_t base_vaddr, vaddr_end;
-	char *soname;		/* DT_SONAME, NULL if none */
-	char **needed;		/* DT_NEEDED names, in order */
-	unsigned nneeded;
-	struct es_eh_table eh;	/* eh.count == 0: none usable */
-	uint64_t pltgot;	/* DT_PLTGOT, 0 if none */
-};
 
 /* File identity: a library replaced on disk between two looks is a new
  * image, one seen through two paths (symlinks) is the same. */
@@ -549,6 +538,12 @@ int es_cache_get(struct es_cache *c, const char *path, struct es_image **img)
 	return cache_get(c, path, false, img);
 }
 
+int es_cache_get_quiet(struct es_cache *c, const char *path,
+		       struct es_image **img)
+{
+	return cache_get(c, path, true, img);
+}
+
 /* ---- process views ---- */
 
 struct es_view *es_view_new(struct es_cache *c)
@@ -572,7 +567,7 @@ void es_view_free(struct es_view *v)
 	free(v);
 }
 
-static void view_append(struct es_view *v, const char *path, uint64_t bias,
+void es_view_append(struct es_view *v, const char *path, uint64_t bias,
 			struct es_image *img)
 {
 	struct es_object *o;
@@ -600,7 +595,7 @@ int es_view_add(struct es_view *v, const char *path, uint64_t bias)
 
 	if (ret)
 		return ret;
-	view_append(v, path, bias, img);
+	es_view_append(v, path, bias, img);
 	return 0;
 }
 
@@ -646,197 +641,4 @@ const struct es_object *es_proc_object_at(const struct es_view *v,
 		if (pc >= v->objs[i].start && pc < v->objs[i].end)
 			return &v->objs[i];
 	return NULL;
-}
-
-/* One file seen in the maps text. */
-struct es_mapfile {
-	char *path;
-	uint64_t start;		/* lowest mapping with file offset 0 */
-	bool have_start;
-	struct es_image *img;	/* NULL: not an ELF file we can read */
-	unsigned order;		/* search order; UINT_MAX: not reached */
-};
-
-static int find_mapfile(struct es_mapfile *f, unsigned n, const char *path)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(f[i].path, path) == 0)
-			return (int)i;
-	return -1;
-}
-
-/*
- * Parse one maps line: "start-end perms offset dev inode   path".  Returns
- * 1 and the fields for a line naming a file, 0 for an anonymous or
- * special mapping, -1 for a line that is not maps format.
- */
-static int parse_maps_line(const char *line, uint64_t *start,
-			   uint64_t *offset, const char **path)
-{
-	unsigned long long s, e, off, ino;
-	char perms[8], dev[16];
-	int pos = 0;
-
-	if (sscanf(line, "%llx-%llx %7s %llx %15s %llu%n", &s, &e, perms,
-		   &off, dev, &ino, &pos) != 6)
-		return -1;
-	line += pos;
-	while (*line == ' ' || *line == '\t')
-		line++;
-	*start = s;
-	*offset = off;
-	*path = line;
-	return *line == '/' && ino != 0;
-}
-
-/* The mapped file that a DT_NEEDED name refers to: by DT_SONAME, else by
- * file name (a library without a soname). */
-static int find_needed(const struct es_mapfile *f, unsigned n,
-		       const char *needed)
-{
-	unsigned i;
-	const char *base;
-
-	for (i = 0; i < n; i++)
-		if (f[i].img && f[i].img->soname &&
-		    strcmp(f[i].img->soname, needed) == 0)
-			return (int)i;
-	for (i = 0; i < n; i++) {
-		base = strrchr(f[i].path, '/');
-		if (f[i].img && strcmp(base ? base + 1 : f[i].path, needed) == 0)
-			return (int)i;
-	}
-	return -1;
-}
-
-/*
- * ld.so's global search order: the executable, then its DT_NEEDED
- * libraries breadth-first (each once).  Objects not reached that way were
- * dlopen()ed later (Open MPI's mca_*.so plugins); they follow, by
- * decreasing address, an approximation of load order since mmap hands out
- * addresses top-down.
- */
-static void linker_order(struct es_mapfile *f, unsigned n, unsigned exe)
-{
-	unsigned *queue = xmalloc((n + 1) * sizeof(*queue));
-	unsigned head = 0, tail = 0, next = 0, i, k;
-	int j;
-
-	for (i = 0; i < n; i++)
-		f[i].order = UINT_MAX;
-	f[exe].order = next++;
-	queue[tail++] = exe;
-	while (head < tail) {
-		const struct es_image *img = f[queue[head++]].img;
-
-		for (k = 0; img && k < img->nneeded; k++) {
-			j = find_needed(f, n, img->needed[k]);
-			if (j >= 0 && f[j].order == UINT_MAX) {
-				f[j].order = next++;
-				queue[tail++] = (unsigned)j;
-			}
-		}
-	}
-	free(queue);
-}
-
-static int cmp_mapfile(const void *a, const void *b)
-{
-	const struct es_mapfile *x = a, *y = b;
-
-	if (x->order != y->order)
-		return x->order < y->order ? -1 : 1;
-	if (x->start != y->start)
-		return x->start > y->start ? -1 : 1;
-	return 0;
-}
-
-/* Collect the files of the maps text; returns -1 at a malformed line. */
-static int collect_mapfiles(const char *text, struct es_mapfile **out,
-			    unsigned *nout)
-{
-	struct es_mapfile *f = NULL;
-	unsigned n = 0, cap = 0, lineno = 0;
-	const char *p = text;
-
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char *line = xstrndup(p, len);
-		uint64_t start, off;
-		const char *path;
-		int r = len ? parse_maps_line(line, &start, &off, &path) : 0;
-		int i;
-
-		lineno++;
-		p += len + (nl ? 1 : 0);
-		if (r < 0) {
-			md_error("maps line %u is not in /proc/PID/maps format: "
-				 "%.60s", lineno, line);
-			free(line);
-			goto bad;
-		}
-		if (r == 0 || strstr(path, " (deleted)")) {
-			free(line);
-			continue;
-		}
-		i = find_mapfile(f, n, path);
-		if (i < 0) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 32;
-				f = xrealloc(f, cap * sizeof(*f));
-			}
-			i = (int)n++;
-			memset(&f[i], 0, sizeof(f[i]));
-			f[i].path = xstrdup(path);
-		}
-		if (off == 0 && (!f[i].have_start || start < f[i].start)) {
-			f[i].start = start;
-			f[i].have_start = true;
-		}
-		free(line);
-	}
-	*out = f;
-	*nout = n;
-	return 0;
-bad:
-	while (n)
-		free(f[--n].path);
-	free(f);
-	return -1;
-}
-
-int es_view_from_maps(struct es_cache *c, const char *maps_text,
-		      const char *exe_path, struct es_view **out)
-{
-	struct es_mapfile *f;
-	struct es_view *v;
-	unsigned n, i, exe = 0;
-
-	*out = NULL;
-	if (collect_mapfiles(maps_text, &f, &n) < 0)
-		return -MD_E_INPUT;
-	for (i = 0; i < n; i++) {
-		if (!f[i].have_start ||
-		    cache_get(c, f[i].path, true, &f[i].img) != 0)
-			f[i].img = NULL;
-		if (exe_path && strcmp(f[i].path, exe_path) == 0)
-			exe = i;
-	}
-	if (n) {
-		linker_order(f, n, exe);
-		qsort(f, n, sizeof(*f), cmp_mapfile);
-	}
-	v = es_view_new(c);
-	for (i = 0; i < n; i++) {
-		if (f[i].img)
-			view_append(v, f[i].path,
-				    f[i].start - f[i].img->base_vaddr, f[i].img);
-		free(f[i].path);
-	}
-	free(f);
-	*out = v;
-	return 0;
 }

@@ -297,6 +297,19 @@ Test(elfsym, malformed_maps_text_is_rejected)
 	es_cache_free(c);
 }
 
+Test(elfsym, maps_line_cut_short_is_rejected_not_joined_to_the_next)
+{
+	struct es_cache *c = es_cache_new();
+	struct es_view *v = (struct es_view *)1;
+
+	/* Without its inode the line must not borrow the next line's. */
+	cr_expect_eq(es_view_from_maps(c, "00400000-00401000 r-xp 00000000 "
+				       "08:01 \n42 /bin/true\n", NULL, &v),
+		     -MD_E_INPUT);
+	cr_expect_null(v);
+	es_cache_free(c);
+}
+
 Test(elfsym, cache_opens_a_file_once_for_many_views)
 {
 	struct pair p = build_pair();

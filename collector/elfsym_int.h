@@ -1,0 +1,36 @@
+/*
+ * elfsym_int.h - what elfsym.c shares with elfsym_maps.c (the view built
+ * from /proc/PID/maps text): the image record and two helpers.
+ */
+#ifndef MD_ELFSYM_INT_H
+#define MD_ELFSYM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "elfsym.h"
+
+struct es_image {
+	char *path;
+	struct es_name *names;	/* uthash head */
+	unsigned nnames;
+	struct es_addr *addrs;	/* functions sorted by value */
+	size_t naddrs, addrs_cap;
+	uint64_t base_vaddr, vaddr_end;
+	char *soname;		/* DT_SONAME, NULL if none */
+	char **needed;		/* DT_NEEDED names, in order */
+	unsigned nneeded;
+	struct es_eh_table eh;	/* eh.count == 0: none usable */
+	uint64_t pltgot;	/* DT_PLTGOT, 0 if none */
+};
+
+/* es_cache_get for files listed in maps: a file that is not ELF (locale
+ * archives, fonts) or cannot be stat()ed gives -MD_E_INPUT silently. */
+int es_cache_get_quiet(struct es_cache *c, const char *path,
+		       struct es_image **img);
+
+/* Append an object to v (path copied; img borrowed from the cache). */
+void es_view_append(struct es_view *v, const char *path, uint64_t bias,
+		    struct es_image *img);
+
+#endif /* MD_ELFSYM_INT_H */
