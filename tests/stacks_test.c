@@ -168,9 +168,21 @@ Test(stacks, read_all_gives_file_and_line_of_the_call_site)
 	tr_child_end(&c);
 }
 
+/* Frames before the first one in libcriterion, where libunwind's own
+ * search loses its way (it finds no text segment for the library and
+ * guesses from the frame pointer, skipping the test's _jmp frame). */
+static int before_criterion(const struct snap_thread *th)
+{
+	for (int k = 0; k < th->nframes; k++)
+		if (th->frames[k].object &&
+		    strstr(th->frames[k].object, "libcriterion"))
+			return k;
+	return th->nframes;
+}
+
 /* The view's .eh_frame_hdr tables must unwind as libunwind's own search
- * through /proc/PID/maps does (which gives up early in some objects:
- * here in libcriterion, short of main). */
+ * through /proc/PID/maps does where that one is right, and get through
+ * libcriterion up to __libc_start_main. */
 Test(stacks, unwinding_with_the_views_tables_gives_the_same_frames)
 {
 	struct es_cache *ec = es_cache_new();
@@ -192,12 +204,16 @@ Test(stacks, unwinding_with_the_views_tables_gives_the_same_frames)
 	tgt_free(t);
 	cr_assert_eq(na, nb);
 	for (int i = 0; i < na; i++) {
+		int same = before_criterion(&a[i]);
+
 		cr_expect_gt(b[i].nframes, 2, "thread %d", b[i].tid);
-		cr_assert_geq(b[i].nframes, a[i].nframes, "thread %d",
-			      a[i].tid);
-		for (int k = 0; k < a[i].nframes; k++)
+		cr_assert_geq(b[i].nframes, same, "thread %d", a[i].tid);
+		for (int k = 0; k < same; k++)
 			cr_expect_eq(a[i].frames[k].pc, b[i].frames[k].pc,
 				     "thread %d frame %d", a[i].tid, k);
+		if (b[i].tid == c.pid)
+			cr_expect_geq(find_func(&b[i], "__libc_start_main"), 0,
+				      "main thread unwound to its start");
 	}
 	free_threads(a, na);
 	free_threads(b, nb);
