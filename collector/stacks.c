@@ -56,12 +56,16 @@ struct stk_walk {
  * libunwind's search of a remote .eh_frame_hdr table.  libunwind-x86_64
  * exports it for its own ptrace and core-file accessors but declares it
  * only in its private headers; its signature has not changed since 2003.
+ * Other architectures keep _UPT's own search.
  */
+#ifdef __x86_64__
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
 					      unw_word_t ip,
 					      unw_dyn_info_t *di,
 					      unw_proc_info_t *pi,
 					      int need_unwind_info, void *arg);
+#define stk_search_table _Ux86_64_dwarf_search_unwind_table
+#endif
 
 /* The accessors' argument: _UPT's own for the thread, and the walk with
  * the process's objects. */
@@ -98,6 +102,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 			      void *arg)
 {
 	struct stk_arg *a = arg;
+#ifdef stk_search_table
 	const struct es_view *v = a->w->o->view;
 	const struct es_object *obj = v ? es_proc_object_at(v, ip) : NULL;
 	struct es_eh_table eh;
@@ -113,11 +118,13 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 		di.u.rti.segbase = eh.hdr + obj->bias;
 		di.u.rti.table_data = eh.table + obj->bias;
 		di.u.rti.table_len = eh.count * 8 / sizeof(unw_word_t);
-		r = _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi,
-						       need_unwind_info, arg);
+		r = stk_search_table(as, ip, &di, pi, need_unwind_info, arg);
 		if (r != -UNW_ENOINFO)
 			return r;
 	}
+#else
+	(void)as;
+#endif
 	return _UPT_find_proc_info(upt_space(a), ip, pi, need_unwind_info,
 				   a->upt);
 }
