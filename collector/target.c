@@ -133,6 +133,22 @@ static bool pid_exists(int pid)
 	return pid > 0 && access(path, F_OK) == 0;
 }
 
+/* The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), 0 if gone. */
+static char proc_state(int pid)
+{
+	char path[64], *text, *close_paren, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	text = slurp(path);
+	if (!text)
+		return 0;
+	close_paren = strrchr(text, ')');
+	if (close_paren && sscanf(close_paren + 1, " %c", &st) != 1)
+		st = 0;
+	free(text);
+	return st;
+}
+
 int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX])
 {
 	char path[64], *text, *open_paren, *close_paren;
@@ -597,12 +613,18 @@ int tgt_attach(int pid, struct tgt **out)
 {
 	struct live *l;
 	struct tgt *t;
+	char st;
 	int r;
 
 	if (!pid_exists(pid)) {
 		md_error("no process with pid %d", pid);
 		return -MD_E_NOSUCH;
 	}
+	/* A rank killed but not yet reaped is a zombie: it can be seized
+	 * but never stops, and would stay traced by us. */
+	st = proc_state(pid);
+	if (st == 'Z' || st == 'X')
+		return -MD_E_GONE;
 	l = xcalloc(1, sizeof(*l));
 	l->pid = pid;
 	t = tgt_new(pid, &live_ops, l, false);

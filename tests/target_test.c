@@ -333,3 +333,34 @@ Test(target, attach_gives_up_on_a_thread_that_cannot_stop, .timeout = 30)
 	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
 	free(err);
 }
+
+Test(target, attach_to_unreaped_exited_process_is_gone_not_stuck)
+{
+	struct tgt *t = NULL;
+	char path[64], buf[256] = "";
+	pid_t pid = fork();
+	int status, i;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	/* Not reaped yet: a zombie, as a killed rank is until mpirun
+	 * collects it. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (i = 0; i < 200; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		if (strstr(buf, ") Z"))
+			break;
+		usleep(10000);
+	}
+	cr_assert(strstr(buf, ") Z"), "child never became a zombie: %s", buf);
+	cr_assert_eq(tgt_attach(pid, &t), -MD_E_GONE);
+	cr_assert_null(t);
+	waitpid(pid, &status, 0);
+}
