@@ -194,6 +194,9 @@ static void pause_between_looks(struct col *c)
 	long long t0 = md_now_ns(), end = t0 + c->o->interval_ms * 1000000LL;
 	struct timespec ts = { 0, 20 * 1000000L };
 
+	if (c->o->progress)
+		fprintf(stderr, "\rmpi-deadlock: waiting %d ms for the next "
+				"look\033[K", c->o->interval_ms);
 	while (md_now_ns() < end && !stopped(c))
 		nanosleep(&ts, NULL);
 	c->st.wait_ns += md_now_ns() - t0;

@@ -206,7 +206,8 @@ static int run_timed_out(const struct cli *c, int job,
 	char *name;
 	int rc, code;
 
-	if (!c->quiet)
+	/* Progress, on a terminal only: in a log the report says it all. */
+	if (!c->quiet && isatty(STDERR_FILENO))
 		md_warn("job (pid %d) still running after %d s: looking for a deadlock",
 			job, c->timeout_s);
 	rc = cli_collect(c, job, stop, &s);
@@ -235,6 +236,10 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
 		return MD_EXIT_ERROR;
 	if (c->timeout_s)
 		deadline = md_now_ns() + c->timeout_s * 1000000000LL;
+	if (c->timeout_s && !c->quiet && isatty(STDERR_FILENO))
+		fprintf(stderr, "mpi-deadlock: watching job (pid %d): a report "
+				"in %d s if it is still running\n", job,
+			c->timeout_s);
 	rc = run_wait(job, deadline, stop, &status);
 	if (rc == 0) {
 		if (WIFSIGNALED(status))

@@ -4,6 +4,8 @@
  * behind ended on Ctrl-C, SIGTERM and at the deadline.  No MPI needed.
  */
 #include <criterion/criterion.h>
+#include <pty.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "md.h"
 #include "support/run_proc.h"
 
 /* -Wwrite-strings: argv entries are char *, literals are not. */
@@ -247,4 +250,59 @@ Test(run, keep_running_leaves_the_job_alive_at_the_deadline, .timeout = 30)
 	rp_kill_all(pids, 2);
 	rp_rmdir(dir);
 	free(dir);
+}
+
+/* Run argv with stderr (and stdout) on a new pseudo-terminal; returns
+ * what the terminal showed, and the exit status in *code. */
+static char *run_on_tty(char *const argv[], int *code)
+{
+	char *buf = xcalloc(1, 65536);
+	size_t len = 0;
+	int master, status;
+	pid_t pid = forkpty(&master, NULL, NULL, NULL);
+
+	cr_assert_geq(pid, 0, "forkpty");
+	if (pid == 0) {
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	for (;;) {
+		ssize_t n = read(master, buf + len, 65535 - len);
+
+		if (n <= 0)	/* EIO once the child's side is closed */
+			break;
+		len += (size_t)n;
+	}
+	close(master);
+	waitpid(pid, &status, 0);
+	*code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return buf;
+}
+
+Test(run, shows_progress_on_a_terminal_while_waiting, .timeout = 60)
+{
+	const char *bin = need_bin();
+	char *argv[] = { (char *)bin, (char *)"run", (char *)"--timeout",
+			 (char *)"1", (char *)"--", (char *)"/bin/sleep",
+			 (char *)"20", NULL };
+	int code;
+	char *out = run_on_tty(argv, &code);
+
+	/* sleep is no MPI job: the collection fails (3), after the
+	 * progress lines a terminal gets. */
+	cr_expect_eq(code, MD_EXIT_ERROR, "exit %d, output: %s", code, out);
+	cr_expect(strstr(out, "watching job (pid "), "no progress: %s", out);
+	cr_expect(strstr(out, "still running after 1 s"), "no notice: %s", out);
+	free(out);
+}
+
+Test(run, prints_no_progress_when_stderr_is_not_a_terminal, .timeout = 60)
+{
+	struct rp_result r;
+
+	run_sh(&r, "--timeout=1", "exec sleep 20", NULL);
+	cr_expect_eq(r.code, MD_EXIT_ERROR);
+	cr_expect_null(strstr(r.err, "watching job"), "stderr: %s", r.err);
+	cr_expect_null(strstr(r.err, "still running"), "stderr: %s", r.err);
+	rp_result_free(&r);
 }
