@@ -92,7 +92,7 @@ e2e: $(BIN) $(TESTBIN) samples
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 --filter 'e2e*/*' $(TESTFLAGS)
 
 asan:
-	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" OPT="-O1 -g" test
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp) $(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" OPT="-O1 -g" test
 
 valgrind: $(TESTBIN)
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) MD_UNIT_ONLY=1 valgrind --trace-children=yes --error-exitcode=1 --leak-check=full $(TESTBIN) --jobs 1 --filter '!(e2e*)/*'
