@@ -289,6 +289,9 @@ int pt_acquire(int pid, pt_lookup_fn lookup, void *ctx, struct pt_job **out)
 		md_error("no process with pid %d", pid);
 		return -MD_E_NOSUCH;
 	}
+	r = tgt_check_access(pid);
+	if (r < 0)
+		return r;
 	for (int depth = 0; depth < PT_MAX_DEPTH && cur > 1; depth++) {
 		enum pt_kind k;
 

@@ -286,6 +286,28 @@ static void report_perm(struct tgt *t, const char *call, int saved_errno)
 	md_error("%s: %s: %s", call, strerror(saved_errno), why);
 }
 
+int tgt_check_access(int pid)
+{
+	char path[64], why[256], call[96];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	err = errno;
+	if (err == ENOENT || err == ESRCH) {
+		md_error("no process with pid %d", pid);
+		return -MD_E_NOSUCH;
+	}
+	perm_reason(pid, why, sizeof(why));
+	snprintf(call, sizeof(call), "open %s", path);
+	md_error("%s: %s: %s", call, strerror(err), why);
+	return -MD_E_PERM;
+}
+
 /* ---- attaching ---- */
 
 static bool live_has(const struct live *l, int tid)

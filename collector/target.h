@@ -116,6 +116,13 @@ void *tgt_impl(const struct tgt *t);
  */
 #define TGT_COMM_MAX 64
 /* Parent pid and command name (comm) from /proc/PID/stat. */
+/*
+ * Can this process read pid's memory map (and so its memory)?  Returns 0,
+ * or -MD_E_NOSUCH / -MD_E_PERM after reporting one line that says why
+ * (other user, Yama ptrace_scope, missing CAP_SYS_PTRACE) and the fix.
+ */
+int tgt_check_access(int pid);
+
 int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX]);
 /* readlink /proc/PID/exe into a new heap string (*out). */
 int tgt_proc_exe(int pid, char **out);

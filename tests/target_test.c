@@ -364,3 +364,36 @@ Test(target, attach_to_unreaped_exited_process_is_gone_not_stuck)
 	cr_assert_null(t);
 	waitpid(pid, &status, 0);
 }
+
+Test(target, access_to_another_users_process_is_perm_naming_the_owner)
+{
+	pid_t parent = getpid(), pid;
+	int status;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to become another user");
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		FILE *f = tmpfile();
+		char err[512] = "";
+		size_t n;
+		int r;
+
+		/* Become nobody, then look at the root-owned test process. */
+		if (!f || setgid(65534) || setuid(65534))
+			_exit(10);
+		dup2(fileno(f), 2);
+		r = tgt_check_access(parent);
+		fflush(stderr);
+		rewind(f);
+		n = fread(err, 1, sizeof(err) - 1, f);
+		err[n] = '\0';
+		if (r != -MD_E_PERM)
+			_exit(11);
+		_exit(strstr(err, "belongs to uid 0") ? 0 : 12);
+	}
+	waitpid(pid, &status, 0);
+	cr_assert(WIFEXITED(status), "child died");
+	cr_assert_eq(WEXITSTATUS(status), 0, "child said %d", WEXITSTATUS(status));
+}
