@@ -7,6 +7,7 @@
 #include "snapjson.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ static int vfail(const struct snaprd *r, long col, const char *fmt, va_list ap)
 	char msg[512], at[64] = "";
 	int n = 0;
 
+	if (r->par)
+		return -MD_E_INPUT;
 	if (r->at_comm >= 0)
 		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",
 			      r->at_comm);
@@ -219,4 +222,18 @@ int snaprd_object(struct snaprd *r, const struct snaprd_val *v,
 		return snaprd_fail(r, key, "\"%s\" must be an object", key);
 	*present = true;
 	return 0;
+}
+
+/* Uncontended in practice: the parse's per-key cache (snapread_sax.c)
+ * interns only when a key's value changes from one rank to the next. */
+const char *snaprd_intern(struct snaprd *r, const char *str)
+{
+	const char *p;
+
+	if (!r->lock)
+		return snap_str(r->s, str);
+	pthread_mutex_lock(r->lock);
+	p = snap_str(r->s, str);
+	pthread_mutex_unlock(r->lock);
+	return p;
 }

@@ -144,7 +144,46 @@ struct snaprd {
 	char *tmp;			/* a string value, NUL-terminated */
 	size_t tmpcap;
 	struct snaprd_sax *sax;
+
+	/* Reading a part of the rank lines beside other threads
+	 * (snapread_par.c): interning under *lock, errors not printed
+	 * (a failed parallel read is read again alone, for the messages),
+	 * notes kept in notes, s->ranks sized to nranks up front and each
+	 * rank claimed in claimed[] so that parts never share one.  rank0
+	 * is the part's first rank (-1: the next rank line sets it), hi one
+	 * past the last rank it touched. */
+	bool par;
+	void *lock;			/* pthread_mutex_t */
+	unsigned char *claimed;
+	int rank0, hi;
+	struct snaprd_vec notes;	/* const char *, interned */
 };
+
+/* The reader's life (snapread.c): snaprd_init starts r on the snapshot
+ * s (size: input bytes, -1 if unknown), snaprd_done frees what r holds
+ * but not r->s.  snaprd_line parses r->line, r->len (r->line[len]
+ * must be readable: '\n' or anything) after r->lineno was advanced;
+ * snaprd_finish checks that the header's counts were met. */
+void snaprd_init(struct snaprd *r, struct snap *s, const char *name,
+		 long long size);
+void snaprd_done(struct snaprd *r);
+int snaprd_line(struct snaprd *r);
+int snaprd_finish(struct snaprd *r);
+
+/*
+ * Read a whole snapshot held in memory (snapread_par.c): buf[0..len)
+ * need not end in a newline or NUL.  The rank lines are split between
+ * up to threads threads when there are at least split bytes of them
+ * per thread; the result and the error message are those of a read by
+ * one thread.  size is what the header's counts are checked against.
+ * Returns 0 and *out, or -MD_E_INPUT (reported).
+ */
+int snaprd_read_buf(const char *buf, size_t len, const char *name,
+		    long long size, int threads, size_t split,
+		    struct snap **out);
+
+/* Intern str in r->s (under r->lock if there is one). */
+const char *snaprd_intern(struct snaprd *r, const char *str);
 
 /*
  * The streaming parse (snapread_sax.c).  snaprd_sax_new/free own the yajl

@@ -17,7 +17,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "md.h"
 #include "snapjson.h"
@@ -27,6 +29,10 @@
 #define RD_MAX_RANKS (1 << 26)
 /* The shortest possible rank or communicator line, `{"rank":0}`. */
 #define RD_MIN_LINE 10
+/* Rank-line bytes per thread below which a second thread costs more
+ * than it saves. */
+#define RD_SPLIT (4u << 20)
+
 static int header_strings(struct snaprd *r)
 {
 	const struct snaprd_val *v = r->top;
@@ -271,6 +277,23 @@ static int read_comm(struct snaprd *r)
 	return ret;
 }
 
+/* In a part read beside others a note waits for the parts before it
+ * (snapread_par.c): the notes keep the file's order. */
+static void add_note(struct snaprd *r, const char *text)
+{
+	struct snaprd_vec *v = &r->notes;
+
+	if (!r->par) {
+		snap_note(r->s, "%s", text);
+		return;
+	}
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 8;
+		v->a = xrealloc(v->a, (size_t)v->cap * sizeof(char *));
+	}
+	((const char **)v->a)[v->n++] = text;
+}
+
 /* What a line is depends on its keys ("rank" before "comm" before
  * "note"), so it is interpreted only once it has been parsed whole. */
 static int read_object(struct snaprd *r, bool object)
@@ -290,7 +313,7 @@ static int read_object(struct snaprd *r, bool object)
 		if (v[RDL_NOTE].type != SNAPRD_STRING)
 			return snaprd_fail(r, "note",
 					   "\"note\" must be a string");
-		snap_note(r->s, "%s", v[RDL_NOTE].s);
+		add_note(r, v[RDL_NOTE].s);
 		return 0;
 	}
 	if (v[RDL_FORMAT].type != SNAPRD_ABSENT)
@@ -298,20 +321,6 @@ static int read_object(struct snaprd *r, bool object)
 	return snaprd_fail(r, NULL,
 			   "the line is neither a communicator, a rank "
 			   "nor a note");
-}
-
-static int parse_line(struct snaprd *r)
-{
-	bool object;
-
-	r->at_comm = r->at_rank = r->at_op = -1;
-	if (memchr(r->line, '\0', r->len))
-		return snaprd_fail_at(
-			r, (char *)memchr(r->line, '\0', r->len) - r->line + 1,
-			"a NUL byte in the line");
-	if (snaprd_sax_line(r, &object))
-		return -MD_E_INPUT;
-	return read_object(r, object);
 }
 
 static bool blank(const char *p, size_t n)
@@ -322,8 +331,24 @@ static bool blank(const char *p, size_t n)
 	return true;
 }
 
+int snaprd_line(struct snaprd *r)
+{
+	bool object;
+
+	if (blank(r->line, r->len))
+		return 0;
+	r->at_comm = r->at_rank = r->at_op = -1;
+	if (memchr(r->line, '\0', r->len))
+		return snaprd_fail_at(
+			r, (char *)memchr(r->line, '\0', r->len) - r->line + 1,
+			"a NUL byte in the line");
+	if (snaprd_sax_line(r, &object))
+		return -MD_E_INPUT;
+	return read_object(r, object);
+}
+
 /* After the last line: was everything the header promised there? */
-static int check_complete(struct snaprd *r)
+int snaprd_finish(struct snaprd *r)
 {
 	r->at_comm = r->at_rank = r->at_op = -1;
 	r->line = "";
@@ -341,31 +366,35 @@ static int check_complete(struct snaprd *r)
 	return 0;
 }
 
-static long long input_size(FILE *f)
+void snaprd_init(struct snaprd *r, struct snap *s, const char *name,
+		 long long size)
 {
-	struct stat st;
-	int fd = fileno(f);
-
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return -1;
-	return (long long)st.st_size;
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->size = size;
+	r->at_comm = r->at_rank = r->at_op = -1;
+	r->rank0 = -1;
+	r->s = s;
+	snaprd_sax_new(r);
 }
 
-int snap_read(FILE *f, const char *name, struct snap **out)
+void snaprd_done(struct snaprd *r)
 {
-	struct snaprd r = {.name = name ? name : "snapshot",
-			   .size = input_size(f),
-			   .at_comm = -1,
-			   .at_rank = -1,
-			   .at_op = -1};
+	free(r->seen);
+	free(r->notes.a);
+	snaprd_sax_free(r);
+}
+
+/* A pipe: line by line, as it comes. */
+static int read_stream(FILE *f, const char *name, struct snap **out)
+{
+	struct snaprd r;
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	int ret = 0;
 
-	*out = NULL;
-	r.s = snap_new();
-	snaprd_sax_new(&r);
+	snaprd_init(&r, snap_new(), name, -1);
 	while (!ret && (n = getline(&buf, &cap, f)) >= 0) {
 		r.lineno++;
 		r.line = buf;
@@ -376,8 +405,7 @@ int snap_read(FILE *f, const char *name, struct snap **out)
 			r.len--;
 		else
 			buf[r.len] = '\n';
-		if (!blank(r.line, r.len))
-			ret = parse_line(&r);
+		ret = snaprd_line(&r);
 	}
 	if (!ret && ferror(f)) {
 		md_error("reading %s: %s", r.name, strerror(errno));
@@ -385,14 +413,68 @@ int snap_read(FILE *f, const char *name, struct snap **out)
 	}
 	r.lineno++;
 	if (!ret)
-		ret = check_complete(&r);
+		ret = snaprd_finish(&r);
 	free(buf);
-	free(r.seen);
-	snaprd_sax_free(&r);
+	snaprd_done(&r);
 	if (ret) {
 		snap_free(r.s);
 		return ret;
 	}
 	*out = r.s;
 	return 0;
+}
+
+/* Threads for the rank lines: the online CPUs (at most 8), or
+ * MD_READ_THREADS; MD_READ_SPLIT sets the bytes of rank lines a thread
+ * must have at least (tests and fuzzing set it low). */
+static void read_opts(int *threads, size_t *split)
+{
+	const char *t = getenv("MD_READ_THREADS");
+	const char *sp = getenv("MD_READ_SPLIT");
+	long n = t ? atol(t) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	*threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
+	*split = sp ? strtoull(sp, NULL, 10) : RD_SPLIT;
+	if (*split < 1)
+		*split = 1;
+}
+
+/* A regular file is mapped: no copy of its bytes, and its rank lines
+ * can be cut between threads.  Returns 1 if f cannot be mapped. */
+static int read_mapped(FILE *f, const char *name, struct snap **out)
+{
+	int fd = fileno(f), threads, ret;
+	struct stat st;
+	size_t split, len;
+	off_t off;
+	void *map;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (off = ftello(f)) < 0 || off > st.st_size)
+		return 1;
+	len = (size_t)(st.st_size - off);
+	read_opts(&threads, &split);
+	if (len == 0)
+		return snaprd_read_buf("", 0, name, st.st_size, 1, split, out);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ,
+		   MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (map == MAP_FAILED)
+		return 1;
+	ret = snaprd_read_buf((const char *)map + off, len, name, st.st_size,
+			      threads, split, out);
+	munmap(map, (size_t)st.st_size);
+	fseeko(f, 0, SEEK_END);
+	return ret;
+}
+
+int snap_read(FILE *f, const char *name, struct snap **out)
+{
+	int ret;
+
+	*out = NULL;
+	name = name ? name : "snapshot";
+	ret = read_mapped(f, name, out);
+	if (ret != 1)
+		return ret;
+	return read_stream(f, name, out);
 }

@@ -337,6 +337,11 @@ static int rank_number(struct snaprd *r, int *idx)
 				   "rank %d is out of range (%d ranks "
 				   "in the header)",
 				   *idx, r->nranks);
+	/* A part read beside others starts where its first line says;
+	 * whether that is where the part before it ended is checked when
+	 * both are done (snapread_par.c). */
+	if (r->par && r->rank0 < 0)
+		r->rank0 = r->ranks_read = *idx;
 	if (*idx < r->ranks_read)
 		return snaprd_fail(r, "rank", "rank %d appears twice", *idx);
 	if (*idx > r->ranks_read)
@@ -356,12 +361,20 @@ int snaprd_rank(struct snaprd *r)
 
 	if (rank_number(r, &idx))
 		return -MD_E_INPUT;
+	/* Two parts that claim one rank must not both write it. */
+	if (r->claimed &&
+	    __atomic_exchange_n(&r->claimed[idx], 1, __ATOMIC_RELAXED))
+		return -MD_E_INPUT;
 	ranks_reserve(r, idx);
 	k = &r->s->ranks[idx];
 	memset(k, 0, sizeof(*k));
 	k->rank = idx;
-	/* Counted now so that snap_free releases a half-read rank. */
-	r->s->nranks = idx + 1;
+	/* Counted now so that a half-read rank is released: by snap_free,
+	 * or by the parallel read for its part. */
+	if (r->par)
+		r->hi = idx + 1;
+	else
+		r->s->nranks = idx + 1;
 	r->at_rank = idx;
 	if (snaprd_int(r, &v[RDL_PID], "pid", 0, INT_MAX, 0, &k->pid) ||
 	    snaprd_str(r, &v[RDL_HOST], "host", &k->host) ||

@@ -307,7 +307,7 @@ static void set_addr(struct snaprd *r, struct snaprd_val *v, const char *str)
 	v->u = strtoull(str + 2, &end, 16);
 	if (*end || errno) {
 		v->addr = SNAPRD_ADDR_RANGE;
-		v->s = snap_str(r->s, str);
+		v->s = snaprd_intern(r, str);
 	}
 }
 
@@ -338,7 +338,7 @@ static const char *intern(struct snaprd *r, struct icache *c,
 
 	if (c->s && c->len == len && memcmp(c->s, s, len) == 0)
 		return c->s;
-	p = snap_str(r->s, copy_str(&r->tmp, &r->tmpcap, s, len));
+	p = snaprd_intern(r, copy_str(&r->tmp, &r->tmpcap, s, len));
 	/* Cut short at a \u0000, it would not compare. */
 	if (!memchr(s, '\0', len)) {
 		c->s = p;

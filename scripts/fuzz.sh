@@ -15,7 +15,8 @@ SECONDS_=${FUZZ_SECONDS:-60}
 FUZZER=${FUZZER:-libfuzzer}
 OUT=build-fuzz
 SRC="tests/fuzz/snapread_fuzz.c analyzer/snap.c analyzer/snapjson.c
-     analyzer/snapread.c analyzer/snapread_rank.c analyzer/snapread_sax.c
+     analyzer/snapread.c analyzer/snapread_par.c analyzer/snapread_rank.c
+     analyzer/snapread_sax.c
      collector/snapwrite.c main/util.c"
 # yajl reads, json-c writes (and words the reader's syntax errors).
 LIBS="$(pkg-config --libs yajl json-c)"
