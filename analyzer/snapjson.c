@@ -224,16 +224,63 @@ int snaprd_object(struct snaprd *r, const struct snaprd_val *v,
 	return 0;
 }
 
-/* Uncontended in practice: the parse's per-key cache (snapread_sax.c)
- * interns only when a key's value changes from one rank to the next. */
+static size_t str_hash(const char *str, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)str[i];
+		h *= 0x100000001b3ULL;
+	}
+	return (size_t)h;
+}
+
+static void itab_add(struct snaprd *r, const char *p, size_t h);
+
+static void itab_grow(struct snaprd *r)
+{
+	const char **old = r->itab;
+	size_t cap = r->icap;
+
+	r->icap = cap ? 2 * cap : 64;
+	r->itab = xcalloc(r->icap, sizeof(*r->itab));
+	r->icount = 0;
+	for (size_t i = 0; i < cap; i++)
+		if (old[i])
+			itab_add(r, old[i], str_hash(old[i], strlen(old[i])));
+	free(old);
+}
+
+static void itab_add(struct snaprd *r, const char *p, size_t h)
+{
+	if (2 * (r->icount + 1) > r->icap)
+		itab_grow(r);
+	for (h &= r->icap - 1; r->itab[h]; h = (h + 1) & (r->icap - 1))
+		;
+	r->itab[h] = p;
+	r->icount++;
+}
+
+/* Parts read side by side share the pool under a lock, taken only for a
+ * string the part has not met before: with the lock per string, two
+ * threads spent their time waking each other (a 2-frame stack changes
+ * 4 strings per rank line). */
 const char *snaprd_intern(struct snaprd *r, const char *str)
 {
+	size_t n, h, i;
 	const char *p;
 
 	if (!r->lock)
 		return snap_str(r->s, str);
+	n = strlen(str);
+	h = str_hash(str, n);
+	for (i = h & (r->icap - 1); r->icap && r->itab[i];
+	     i = (i + 1) & (r->icap - 1))
+		if (strcmp(r->itab[i], str) == 0)
+			return r->itab[i];
 	pthread_mutex_lock(r->lock);
 	p = snap_str(r->s, str);
 	pthread_mutex_unlock(r->lock);
+	itab_add(r, p, h);
 	return p;
 }

@@ -157,6 +157,10 @@ struct snaprd {
 	unsigned char *claimed;
 	int rank0, hi;
 	struct snaprd_vec notes;	/* const char *, interned */
+	/* The strings this part interned: found again without the lock
+	 * (a hash set of pointers into the pool, power-of-two size). */
+	const char **itab;
+	size_t icap, icount;
 };
 
 /* The reader's life (snapread.c): snaprd_init starts r on the snapshot
@@ -176,10 +180,12 @@ int snaprd_finish(struct snaprd *r);
  * up to threads threads when there are at least split bytes of them
  * per thread; the result and the error message are those of a read by
  * one thread.  size is what the header's counts are checked against.
+ * mapped: buf is a read-only file mapping whose pages may be dropped
+ * once parsed (never for heap memory: it would read back as zeros).
  * Returns 0 and *out, or -MD_E_INPUT (reported).
  */
 int snaprd_read_buf(const char *buf, size_t len, const char *name,
-		    long long size, int threads, size_t split,
+		    long long size, int threads, size_t split, bool mapped,
 		    struct snap **out);
 
 /* Intern str in r->s (under r->lock if there is one). */

@@ -382,6 +382,7 @@ void snaprd_done(struct snaprd *r)
 {
 	free(r->seen);
 	free(r->notes.a);
+	free(r->itab);
 	snaprd_sax_free(r);
 }
 
@@ -455,13 +456,14 @@ static int read_mapped(FILE *f, const char *name, struct snap **out)
 	len = (size_t)(st.st_size - off);
 	read_opts(&threads, &split);
 	if (len == 0)
-		return snaprd_read_buf("", 0, name, st.st_size, 1, split, out);
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ,
-		   MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		return snaprd_read_buf("", 0, name, st.st_size, 1, split,
+				       false, out);
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return 1;
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
 	ret = snaprd_read_buf((const char *)map + off, len, name, st.st_size,
-			      threads, split, out);
+			      threads, split, true, out);
 	munmap(map, (size_t)st.st_size);
 	fseeko(f, 0, SEEK_END);
 	return ret;

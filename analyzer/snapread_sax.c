@@ -185,11 +185,14 @@ static int table_find(const struct table *t, const unsigned char *k,
 	return -1;
 }
 
-/* The string a key had last, interned: most ranks repeat their
- * neighbour's call, file and function, and then cost a memcmp. */
+/* The strings a key had last, interned: most ranks repeat their
+ * neighbour's call, file and function, and then cost a memcmp.  Two,
+ * because a stack's frames alternate (an MPI function in libmpi, the
+ * user's in the program). */
 struct icache {
-	const char *s;
-	size_t len;
+	const char *s[2];
+	size_t len[2];
+	unsigned char next;	/* the entry to replace */
 };
 
 struct snaprd_sax {
@@ -336,13 +339,16 @@ static const char *intern(struct snaprd *r, struct icache *c,
 {
 	const char *p;
 
-	if (c->s && c->len == len && memcmp(c->s, s, len) == 0)
-		return c->s;
+	for (int i = 0; i < 2; i++)
+		if (c->s[i] && c->len[i] == len &&
+		    memcmp(c->s[i], s, len) == 0)
+			return c->s[i];
 	p = snaprd_intern(r, copy_str(&r->tmp, &r->tmpcap, s, len));
 	/* Cut short at a \u0000, it would not compare. */
 	if (!memchr(s, '\0', len)) {
-		c->s = p;
-		c->len = len;
+		c->s[c->next] = p;
+		c->len[c->next] = len;
+		c->next ^= 1;
 	}
 	return p;
 }

@@ -6,7 +6,8 @@
 #   scale_N_KIND_read_cpu, _analyse_cpu      CPU seconds, all threads (the
 #                                            machine may be shared: the
 #                                            work, whatever the load)
-#   scale_N_KIND_peak_rss                    MiB, the whole process
+#   scale_N_KIND_read_peak_rss, _peak_rss   MiB, the process after the
+#                                            read and at the end
 #   scale_N_KIND_file                        MiB of snapshot
 # Ranks are lean (call, site, members, ops: what the analyzer uses, ~270
 # bytes a rank); the scale_N_KIND_stacks_* lines are the same snapshot

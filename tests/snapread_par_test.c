@@ -32,7 +32,8 @@ static int read_text(const char *text, int threads, size_t split,
 		     struct snap **out)
 {
 	return snaprd_read_buf(text, strlen(text), "t.jsonl",
-			       (long long)strlen(text), threads, split, out);
+			       (long long)strlen(text), threads, split, false,
+			       out);
 }
 
 /* A job of n ranks with hosts, calls and ops that vary from rank to

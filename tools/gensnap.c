@@ -147,6 +147,7 @@ static int read_mode(const char *path, const char *name)
 	struct snap *s;
 	long long t0, t1, t2;
 	double c0, c1, c2;
+	long read_rss;
 	FILE *f = fopen(path, "r");
 	int ret;
 
@@ -162,6 +163,8 @@ static int read_mode(const char *path, const char *name)
 		return MD_EXIT_ERROR;
 	t1 = md_now_ns();
 	c1 = cpu_s();
+	getrusage(RUSAGE_SELF, &ru);
+	read_rss = ru.ru_maxrss / 1024;
 	res = anl_analyze(s);
 	t2 = md_now_ns();
 	c2 = cpu_s();
@@ -171,6 +174,7 @@ static int read_mode(const char *path, const char *name)
 	printf("%s_total: %.3f s\n", name, (double)(t2 - t0) / 1e9);
 	printf("%s_read_cpu: %.3f s\n", name, c1 - c0);
 	printf("%s_analyse_cpu: %.3f s\n", name, c2 - c1);
+	printf("%s_read_peak_rss: %ld MiB\n", name, read_rss);
 	printf("%s_peak_rss: %ld MiB\n", name, ru.ru_maxrss / 1024);
 	printf("%s_verdict: %s\n", name,
 	       anl_verdict(res) == ANL_DEADLOCK ? "deadlock" : "no-deadlock");
