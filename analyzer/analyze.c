@@ -192,10 +192,13 @@ char *anl_summary(const struct anl_result *r)
 				 r->ndead + r->nbehind, r->nranks,
 				 unread ? "ranks that could not be read" :
 					  "guessed wait conditions");
+	/* "Going on", not "computing": an active rank may as well be in
+	 * MPI, moving data. */
 	if (!waiting)
-		return xasprintf("NO DEADLOCK: %d %s computing, none waiting",
+		return xasprintf("NO DEADLOCK: %d %s going on, none waiting",
 				 active, active == 1 ? "rank" : "ranks");
-	return xasprintf("NO DEADLOCK: %d %s computing, %d %s waiting on them",
+	return xasprintf("NO DEADLOCK: %d %s going on, %d %s waiting on %s",
 			 active, active == 1 ? "rank" : "ranks", waiting,
-			 waiting == 1 ? "rank" : "ranks");
+			 waiting == 1 ? "rank" : "ranks",
+			 active == 1 ? "it" : "them");
 }

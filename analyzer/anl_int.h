@@ -63,6 +63,8 @@ struct anl_rank {
 	uint8_t state;		/* enum wfg_state */
 	uint8_t role;		/* enum anl_role */
 	uint8_t miss;		/* ANL_MISS_* */
+	uint8_t transfer;	/* active only because a matched message is
+				 * in transfer */
 	int vcoll;		/* node of the collective it is in, -1 */
 };
 

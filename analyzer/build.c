@@ -259,25 +259,72 @@ static void add_guess(struct bctx *b, int rank, enum anl_call_class cls)
 		     add_ev(b->r, &ev));
 }
 
-/* Returns the rank's condition; guessed set when the ops did not tell. */
+/* A send whose receive at the peer is already matched to it. */
+static bool send_matched_at_peer(const struct snap *s, int rank,
+				 const struct snap_op *op)
+{
+	const struct snap_rank *dr;
+
+	if (op->peer_global < 0 || op->peer_global >= s->nranks)
+		return false;
+	dr = &s->ranks[op->peer_global];
+	for (int k = 0; k < dr->nops; k++) {
+		const struct snap_op *o = &dr->ops[k];
+
+		if (o->kind == SNAP_OP_RECV && o->status == SNAP_ST_MATCHED &&
+		    o->comm == op->comm && o->actual_global == rank &&
+		    o->actual_tag == op->tag)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A matched operation is a message in transfer: the data moves through
+ * the progress engine, which runs in whatever MPI call either side is in,
+ * so it completes without the peer's application doing anything more.
+ * Treating it as a wait would call a large, slow transfer a deadlock.
+ */
+static bool in_transfer(const struct snap *s, int rank,
+			const struct snap_op *op)
+{
+	if (op->status == SNAP_ST_MATCHED)
+		return true;
+	return op->kind == SNAP_OP_SEND && send_matched_at_peer(s, rank, op);
+}
+
+/* Returns the rank's condition; guessed set when the ops did not tell,
+ * transfer when a message in transfer is enough to release the rank. */
 static enum wfg_cond link_p2p(struct bctx *b, int rank,
-			      enum anl_call_class cls, bool *guessed)
+			      enum anl_call_class cls, bool *guessed,
+			      bool *transfer)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
-	int nrecv = 0, nsend = 0;
+	int nrecv = 0, nsend = 0, nmoving = 0;
+	enum wfg_cond cond;
 
 	for (int k = 0; k < sr->nops; k++) {
 		if (!op_fits(cls, &sr->ops[k]))
 			continue;
 		nrecv += sr->ops[k].kind == SNAP_OP_RECV;
 		nsend += sr->ops[k].kind == SNAP_OP_SEND;
-		add_op_edge(b, rank, k);
+		nmoving += in_transfer(b->s, rank, &sr->ops[k]);
 	}
-	if (nrecv + nsend)
-		return p2p_cond(cls, nrecv, nsend, &b->r->ranks[rank].miss);
-	*guessed = true;
-	add_guess(b, rank, cls);
-	return WFG_OR;
+	if (!(nrecv + nsend)) {
+		*guessed = true;
+		add_guess(b, rank, cls);
+		return WFG_OR;
+	}
+	cond = p2p_cond(cls, nrecv, nsend, &b->r->ranks[rank].miss);
+	if (nmoving && (cond == WFG_OR || nmoving == nrecv + nsend)) {
+		*transfer = true;
+		return cond;
+	}
+	for (int k = 0; k < sr->nops; k++)
+		if (op_fits(cls, &sr->ops[k]) &&
+		    !in_transfer(b->s, rank, &sr->ops[k]))
+			add_op_edge(b, rank, k);
+	return cond;
 }
 
 static void link_coll(struct bctx *b, int rank, const char *call,
@@ -362,8 +409,13 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 		else
 			p2p = true;
 	}
-	if (p2p)
-		link_p2p(b, rank, ANL_CALL_WAITANY, guessed);
+	if (p2p) {
+		bool transfer = false;
+
+		link_p2p(b, rank, ANL_CALL_WAITANY, guessed, &transfer);
+		if (transfer)
+			b->r->ranks[rank].transfer = 1;
+	}
 }
 
 static void link_rank(struct bctx *b, int rank, const char **calls)
@@ -383,7 +435,18 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 		   (cls == ANL_CALL_COLL || cls == ANL_CALL_FINALIZE)) {
 		link_coll(b, rank, sr->mpi_call, cls, &guessed);
 	} else if (st == WFG_BLOCKED) {
-		cond = link_p2p(b, rank, cls, &guessed);
+		bool transfer = false;
+
+		cond = link_p2p(b, rank, cls, &guessed, &transfer);
+		if (transfer) {
+			st = WFG_ACTIVE;
+			b->r->ranks[rank].state = (uint8_t)st;
+			b->r->ranks[rank].transfer = 1;
+		}
+	}
+	if (st == WFG_BLOCKED && n >= 2 && b->r->ranks[rank].transfer) {
+		st = WFG_ACTIVE;
+		b->r->ranks[rank].state = (uint8_t)st;
 	}
 	wfg_set_node(b->r->g, rank, st, cond, guessed);
 }

@@ -197,7 +197,8 @@ static void put_cycles(const struct anl_result *r, const struct anl_opts *o,
 /* What a rank does, for grouping: ranks with equal keys share a line. */
 struct gkey {
 	int role;
-	int what;		/* 0 plain, 1 moving, 2 non-blocking call */
+	int what;		/* 0 plain, 1 moving, 2 non-blocking call,
+				 * 3 message in transfer */
 	const char *call, *file, *func, *reason;
 	int line;
 	int pad;		/* hashed as bytes: no implicit padding */
@@ -226,7 +227,8 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 	k.func = sr->call_func;
 	k.line = sr->call_line;
 	if (k.role == ANL_ROLE_ACTIVE && sr->mpi_call)
-		k.what = sr->progress == SNAP_PROGRESS_CHANGED ? 1 : 2;
+		k.what = r->ranks[i].transfer ? 3 :
+			 sr->progress == SNAP_PROGRESS_CHANGED ? 1 : 2;
 	return k;
 }
 
@@ -245,7 +247,8 @@ static const char *group_text(const struct anl_result *r,
 		return "waiting on ranks that can go on";
 	case ANL_ROLE_ACTIVE:
 		return k->what == 1 ? "making progress" :
-		       k->what == 2 ? "does not block" : "";
+		       k->what == 2 ? "does not block" :
+		       k->what == 3 ? "a matched message is in transfer" : "";
 	}
 	return "";
 }

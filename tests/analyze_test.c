@@ -368,3 +368,33 @@ Test(analyze, exit_code_follows_the_verdict)
 	anl_result_free(r);
 	snap_free(s);
 }
+
+/* A large message in transfer: the receive is matched and the sender is
+ * in MPI_Send.  Both look the same in two looks, yet the job is moving. */
+Test(analyze, matched_message_in_transfer_is_not_a_deadlock)
+{
+	FILE *f = fopen("tests/fixtures/analyze/slow-transfer.jsonl", "r");
+	struct snap *s = NULL;
+
+	cr_assert_not_null(f, "run from the repository root");
+	cr_assert_eq(snap_read(f, "slow-transfer.jsonl", &s), 0);
+	fclose(f);
+	EXPECT(s, ANL_NO_DEADLOCK, "");
+	snap_free(s);
+}
+
+Test(analyze, matched_receive_releases_only_its_own_wait)
+{
+	struct snap *s = sb_new(3);
+
+	/* Rank 0 waits for all of two receives: one from 1 is matched and in
+	 * transfer, the one from 2 never comes (rank 2 waits for rank 0). */
+	sb_call(s, 0, "MPI_Waitall", "w.c", 5);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 1, 0, 8);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 2, 0, 8);
+	s->ranks[0].ops[0].status = SNAP_ST_MATCHED;
+	s->ranks[0].ops[0].actual_global = 1;
+	sb_recv(s, 2, 0, 0, "w.c", 9);
+	EXPECT(s, ANL_DEADLOCK, "0,2");
+	snap_free(s);
+}
