@@ -5,6 +5,8 @@
  * looks are the ones that may be blocked.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +231,7 @@ int col_collect(const struct col_opts *o, struct snap **out)
 {
 	struct col c = { .o = o };
 	struct pt_job *job = NULL;
+	sigset_t jobctl, saved;
 	long long t0 = md_now_ns();
 	int rc;
 
@@ -244,7 +247,16 @@ int col_collect(const struct col_opts *o, struct snap **out)
 	fill_job(&c, job);
 	pt_job_free(job);
 	c.tgts = xcalloc((size_t)c.s->nranks + 1, sizeof(*c.tgts));
+	/* Ctrl-Z (or a background write to the terminal) would stop us with
+	 * every rank stopped under us: such a stop waits until all ranks are
+	 * detached again. */
+	sigemptyset(&jobctl);
+	sigaddset(&jobctl, SIGTSTP);
+	sigaddset(&jobctl, SIGTTIN);
+	sigaddset(&jobctl, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &jobctl, &saved);
 	rc = take_looks(&c);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	free(c.tgts);
 	col_images_free(&c);
 	dl_cache_free(c.lines);
