@@ -82,13 +82,19 @@ static void attach_all(struct col *c, int look)
 {
 	struct snap *s = c->s;
 	long long t0 = md_now_ns();
-	int i, rc;
+	char comm[TGT_COMM_MAX];
+	int i, rc, ppid;
 
 	for (i = 0; i < s->nranks && !stopped(c); i++) {
 		if (s->ranks[i].state != SNAP_RANK_COLLECTED)
 			continue;
 		progress(c, "stopping", i + 1, s->nranks);
-		rc = tgt_attach(s->ranks[i].pid, &c->tgts[i]);
+		/* A rank that has exited is part of the picture, not an error:
+		 * look before tgt_attach, which reports a missing pid. */
+		if (tgt_proc_parent(s->ranks[i].pid, &ppid, comm) < 0)
+			rc = -MD_E_GONE;
+		else
+			rc = tgt_attach(s->ranks[i].pid, &c->tgts[i]);
 		if (rc == -MD_E_GONE || rc == -MD_E_NOSUCH)
 			mark(c, i, SNAP_RANK_GONE, look ? "exited during "
 				"collection" : "exited before collection");
@@ -180,9 +186,14 @@ static void read_all(struct col *c, int look)
 			continue;
 		progress(c, "reading", i + 1, s->nranks);
 		rc = col_read_rank(&cr, &fresh);
-		if (rc < 0) {
+		if (rc == -MD_E_GONE) {
 			free_rank_data(&fresh);
 			mark(c, i, SNAP_RANK_GONE, "exited during collection");
+			continue;
+		}
+		if (rc < 0) {
+			free_rank_data(&fresh);
+			mark(c, i, SNAP_RANK_UNREAD, md_strerror(rc));
 			continue;
 		}
 		keep_look(c, i, &fresh, look);

@@ -311,6 +311,14 @@ int mh_dll_check(const char *path, bool explicit_choice)
 	struct stat st;
 	int err = 0;
 
+	/* dlopen searches the library path for a name without '/', and a
+	 * relative name would be checked against our own directory. */
+	if (path[0] != '/' && !explicit_choice) {
+		md_error("message-queue DLL name '%s' from the job is not an "
+			 "absolute path: refusing it (give the DLL with --dll)",
+			 path);
+		return -MD_E_DLL;
+	}
 	if (stat(path, &st) < 0) {
 		md_error("message-queue DLL %s: %s (is the MPI library's "
 			 "debugger support installed? give the path with --dll)",

@@ -237,6 +237,21 @@ static int read_tids(int pid, int **tids, int *n)
 
 /* ---- permission diagnosis: one line naming the fix ---- */
 
+/* Whether we hold CAP_SYS_PTRACE (bit 19 of CapEff). */
+static bool has_cap_sys_ptrace(void)
+{
+	char *text = slurp("/proc/self/status"), *p;
+	unsigned long long eff = 0;
+
+	if (!text)
+		return false;
+	p = strstr(text, "\nCapEff:");
+	if (p)
+		eff = strtoull(p + 8, NULL, 16);
+	free(text);
+	return eff & (1ULL << 19);
+}
+
 static void perm_reason(int pid, char *buf, size_t len)
 {
 	char path[64], comm[TGT_COMM_MAX] = "?", *yama;
@@ -269,6 +284,10 @@ static void perm_reason(int pid, char *buf, size_t len)
 	else if (scope == 3)
 		snprintf(buf, len,
 			 "kernel.yama.ptrace_scope is 3: ptrace is disabled until reboot");
+	else if (has_cap_sys_ptrace())
+		snprintf(buf, len,
+			 "the kernel refused (process not dumpable, in another "
+			 "user namespace, or a security module)");
 	else
 		snprintf(buf, len,
 			 "no CAP_SYS_PTRACE (in a container? give it SYS_PTRACE)");

@@ -385,6 +385,7 @@ void cli_usage(FILE *out)
 	      "  3    error: could not attach, bad input, a file could not be written\n"
 	      "  64   usage error\n"
 	      "  124  run: the deadline passed, no deadlock was found, the job was ended\n"
+	      "       (left running with --keep-running)\n"
 	      "  130, 143  interrupted by SIGINT, SIGTERM (run ends the job first)\n"
 	      "  run passes the job's own exit status through when the job ends by\n"
 	      "  itself (128+N when it was killed by signal N).\n"

@@ -322,3 +322,8 @@ Test(mqdhost, refuses_dll_owned_by_another_user)
 	rmdir(dir);
 	free(path);
 }
+
+Test(mqdhost, refuses_relative_dll_name_from_the_job)
+{
+	cr_assert_eq(mh_dll_check("libompi_dbg_msgq.so", false), -MD_E_DLL);
+}
