@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "../collector/target.h"
 
 #define RUN_POLL_MS 50
 #define RUN_TERM_GRACE_MS 5000
@@ -198,6 +199,60 @@ static int run_wait(int job, long long deadline,
 	}
 }
 
+static bool run_is_launcher(const char *comm)
+{
+	static const char *const names[] = { "orterun", "mpirun", "mpiexec",
+					     "prterun", "mpiexec.hydra" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(comm, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The job's MPI starter: the job itself, or, when the command after --
+ * is a wrapper (a script, sh -c, time), the first mpirun among its
+ * descendants, searched level by level.
+ */
+static int run_starter(int job)
+{
+	int level[256], next[256], n = 1, depth, ppid;
+	char comm[TGT_COMM_MAX];
+
+	if (tgt_proc_parent(job, &ppid, comm) == 0 && run_is_launcher(comm))
+		return job;
+	level[0] = job;
+	for (depth = 0; depth < 6 && n > 0; depth++) {
+		DIR *dir = opendir("/proc");
+		struct dirent *d;
+		int m = 0;
+
+		if (!dir)
+			break;
+		while ((d = readdir(dir)) && m < 256) {
+			int pid = atoi(d->d_name);
+
+			if (pid <= 0 || tgt_proc_parent(pid, &ppid, comm) < 0)
+				continue;
+			for (int i = 0; i < n; i++) {
+				if (ppid != level[i])
+					continue;
+				if (run_is_launcher(comm)) {
+					closedir(dir);
+					return pid;
+				}
+				next[m++] = pid;
+				break;
+			}
+		}
+		closedir(dir);
+		memcpy(level, next, (size_t)m * sizeof(int));
+		n = m;
+	}
+	return job;
+}
+
 /* The deadline passed: report on the job; returns the exit code. */
 static int run_timed_out(const struct cli *c, int job,
 			 const volatile sig_atomic_t *stop)
@@ -210,7 +265,7 @@ static int run_timed_out(const struct cli *c, int job,
 	if (!c->quiet && isatty(STDERR_FILENO))
 		md_warn("job (pid %d) still running after %d s: looking for a deadlock",
 			job, c->timeout_s);
-	rc = cli_collect(c, job, stop, &s);
+	rc = cli_collect(c, run_starter(job), stop, &s);
 	if (rc == -MD_E_INTR && *stop)
 		return 128 + *stop;
 	if (rc)
