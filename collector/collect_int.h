@@ -57,6 +57,15 @@ struct col_rank {
  */
 int col_read_rank(struct col_rank *cr, struct snap_rank *r);
 
+/*
+ * Load the DLL, the MPI library's types and the DLL's image state from
+ * the running rank pid, before any rank is stopped, so that a look only
+ * reads (the type provider may have to be compiled the first time).
+ * What fails is reported here, once (the caches remember it), and
+ * recorded per rank in the look.
+ */
+void col_prepare(struct col *c, int pid);
+
 /* Free the DLL and image caches of c. */
 void col_images_free(struct col *c);
 

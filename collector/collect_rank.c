@@ -208,6 +208,31 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 	return rc;
 }
 
+void col_prepare(struct col *c, int pid)
+{
+	struct col_rank cr = { .c = c, .rank = -1 };
+	const char *maps, *libmpi;
+	struct col_dll *d;
+	char *path;
+
+	if (tgt_open(pid, &cr.t) < 0)
+		return;
+	maps = tgt_maps_text(cr.t);
+	if (maps && es_view_from_maps(c->syms, maps, tgt_exe(cr.t),
+				      &cr.view) == 0) {
+		libmpi = libmpi_of(cr.view);
+		path = libmpi ? dll_path_of(&cr) : NULL;
+		if (path) {
+			d = dll_get(c, path);
+			if (d->dll)
+				image_get(&cr, d, libmpi);
+		}
+		free(path);
+		es_view_free(cr.view);
+	}
+	tgt_free(cr.t);
+}
+
 void col_images_free(struct col *c)
 {
 	struct col_image *im, *in;
