@@ -5,6 +5,10 @@
 #include "anl_int.h"
 #include "md.h"
 
+/* Not a gap in the data but the one the DLL leaves: the classic
+ * mismatched-tag hang.  Beyond the ANL_MISS_* bits of anl_rank.miss. */
+enum { MISS_UNEXPECTED = 256 };
+
 struct mgroup {
 	int bit;
 	const char *reason;
@@ -28,6 +32,11 @@ static const struct {
 			    "call; taken as waiting for any of them" },
 	{ ANL_MISS_MAYBE, "may also be deadlocked, depending on the missing "
 			  "data" },
+	{ MISS_UNEXPECTED, "receiving from a rank that has gone on to "
+			   "MPI_Finalize or exited: a message it sent with "
+			   "another tag or communicator may sit in the "
+			   "unexpected queue, which this MPI's DLL cannot "
+			   "show" },
 };
 
 #define NMISS ((int)(sizeof(miss_text) / sizeof(miss_text[0])))
@@ -69,6 +78,41 @@ static char *group_line(struct mgroup *m)
 			 m->reason ? ": " : "", m->reason ? m->reason : "");
 }
 
+static bool finished_peer(const struct snap *s, int peer)
+{
+	const struct snap_rank *p;
+
+	if (peer < 0 || peer >= s->nranks)
+		return false;
+	p = &s->ranks[peer];
+	return p->state == SNAP_RANK_GONE ||
+	       (p->mpi_call && !strcmp(p->mpi_call, "MPI_Finalize"));
+}
+
+/* A stuck rank receiving from a rank that is done, with no view of its
+ * unexpected queue. */
+static bool unexpected_hidden(const struct anl_result *r, int i)
+{
+	const struct snap_rank *sr = &r->s->ranks[i];
+	int role = r->ranks[i].role;
+
+	if ((role != ANL_ROLE_DEADLOCKED && role != ANL_ROLE_BEHIND) ||
+	    sr->queues != SNAP_QUEUES_OK || sr->unexpected_available)
+		return false;
+	for (int k = 0; k < sr->nops; k++)
+		if (sr->ops[k].kind == SNAP_OP_RECV &&
+		    finished_peer(r->s, sr->ops[k].peer_global))
+			return true;
+	return false;
+}
+
+static bool has_miss(const struct anl_result *r, int i, int bit)
+{
+	if (bit == MISS_UNEXPECTED)
+		return unexpected_hidden(r, i);
+	return r->ranks[i].miss & bit;
+}
+
 char **anl_missing(const struct anl_result *r, int *n)
 {
 	struct mgroup *g = NULL;
@@ -79,7 +123,7 @@ char **anl_missing(const struct anl_result *r, int *n)
 		for (int i = 0; i < r->nranks; i++) {
 			int bit = miss_text[k].bit;
 
-			if (r->ranks[i].miss & bit)
+			if (has_miss(r, i, bit))
 				anl_ranges_add(&group_for(&g, &ng, bit,
 					reason_of(&r->s->ranks[i], bit))->rs, i);
 		}
