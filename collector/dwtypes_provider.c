@@ -364,10 +364,17 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 			md_error("type provider %s has no DWARF: was it "
 				 "compiled without -g?", obj);
 	}
-	if (!ret)
+	if (!ret) {
 		dt_index_set_source(*out, how);
-	else
+	} else {
+		md_error("no type information for %s, so no message queues: "
+			 "install its debug symbols (a debug file under %s, by "
+			 "build-id or .gnu_debuglink), or the Open MPI "
+			 "development headers (libopenmpi-dev) for the type "
+			 "provider, or use an Open MPI built with -g",
+			 libmpi_path, DF_DEBUG_ROOT);
 		ret = -MD_E_NOTYPES;
+	}
 	free(obj);
 	free(how);
 	return ret;
