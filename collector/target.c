@@ -254,7 +254,12 @@ static bool has_cap_sys_ptrace(void)
 
 static void perm_reason(int pid, char *buf, size_t len)
 {
-	char path[64], comm[TGT_COMM_MAX] = "?", *yama;
+	tgt_perm_reason(pid, "/proc/sys/kernel/yama/ptrace_scope", buf, len);
+}
+
+void tgt_perm_reason(int pid, const char *yama_path, char *buf, size_t len)
+{
+	char comm[TGT_COMM_MAX] = "?", *yama;
 	long tracer = status_field(pid, "TracerPid");
 	long uid = status_field(pid, "Uid");
 	int scope = -1, ppid;
@@ -272,8 +277,7 @@ static void perm_reason(int pid, char *buf, size_t len)
 			 pid, uid, (int)geteuid());
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/sys/kernel/yama/ptrace_scope");
-	yama = slurp(path);
+	yama = slurp(yama_path);
 	if (yama)
 		scope = atoi(yama);
 	free(yama);

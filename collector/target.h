@@ -123,6 +123,14 @@ void *tgt_impl(const struct tgt *t);
  */
 int tgt_check_access(int pid);
 
+/*
+ * Why ptrace or a memory read of pid was refused, as a reason naming the
+ * fix, into buf: a tracer already attached, another user, the Yama
+ * ptrace_scope read from yama_path (the real one is
+ * /proc/sys/kernel/yama/ptrace_scope), or a missing capability.
+ */
+void tgt_perm_reason(int pid, const char *yama_path, char *buf, size_t len);
+
 int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX]);
 /* readlink /proc/PID/exe into a new heap string (*out). */
 int tgt_proc_exe(int pid, char **out);

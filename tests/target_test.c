@@ -1,5 +1,6 @@
 /* target_test.c - the target module on forked children and on the fake. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,4 +397,24 @@ Test(target, access_to_another_users_process_is_perm_naming_the_owner)
 	waitpid(pid, &status, 0);
 	cr_assert(WIFEXITED(status), "child died");
 	cr_assert_eq(WEXITSTATUS(status), 0, "child said %d", WEXITSTATUS(status));
+}
+
+Test(target, perm_reason_explains_yama_ptrace_scope)
+{
+	char path[] = "/tmp/md-yama-XXXXXX", why[256];
+	int fd = mkstemp(path);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "1\n", 2), 2);
+	close(fd);
+	/* Our own process: no tracer, same user; the scope decides. */
+	tgt_perm_reason(getpid(), path, why, sizeof(why));
+	cr_expect(strstr(why, "ptrace_scope is 1"), "reason: %s", why);
+	cr_expect(strstr(why, "kernel.yama.ptrace_scope=0"), "reason: %s", why);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	cr_assert_eq(write(fd, "3\n", 2), 2);
+	close(fd);
+	tgt_perm_reason(getpid(), path, why, sizeof(why));
+	cr_expect(strstr(why, "disabled until reboot"), "reason: %s", why);
+	unlink(path);
 }
