@@ -133,23 +133,7 @@ static bool pid_exists(int pid)
 	return pid > 0 && access(path, F_OK) == 0;
 }
 
-/* The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), 0 if gone. */
-static char proc_state(int pid)
-{
-	char path[64], *text, *close_paren, st = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	text = slurp(path);
-	if (!text)
-		return 0;
-	close_paren = strrchr(text, ')');
-	if (close_paren && sscanf(close_paren + 1, " %c", &st) != 1)
-		st = 0;
-	free(text);
-	return st;
-}
-
-int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX])
+int tgt_proc_stat(int pid, struct tgt_stat *st)
 {
 	char path[64], *text, *open_paren, *close_paren;
 	size_t len;
@@ -159,19 +143,43 @@ int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX])
 	text = slurp(path);
 	if (!text)
 		return -MD_E_NOSUCH;
-	/* comm may hold spaces and parentheses: it ends at the LAST ')'. */
+	/* comm may hold spaces and parentheses: it ends at the LAST ')';
+	 * then come state (3), ppid (4) ... starttime (22). */
 	open_paren = strchr(text, '(');
 	close_paren = strrchr(text, ')');
 	if (open_paren && close_paren && close_paren > open_paren &&
-	    sscanf(close_paren + 1, " %*c %d", ppid) == 1) {
+	    sscanf(close_paren + 1,
+		   " %c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+		   "%*d %*d %*d %*d %llu", &st->state, &st->ppid,
+		   &st->start) == 3) {
 		len = (size_t)(close_paren - open_paren - 1);
 		if (len >= TGT_COMM_MAX)
 			len = TGT_COMM_MAX - 1;
-		memcpy(comm, open_paren + 1, len);
-		comm[len] = '\0';
+		memcpy(st->comm, open_paren + 1, len);
+		st->comm[len] = '\0';
 		r = 0;
 	}
 	free(text);
+	return r;
+}
+
+/* The state letter of /proc/PID/stat ('R', 'S', 'Z', ...), 0 if gone. */
+static char proc_state(int pid)
+{
+	struct tgt_stat st;
+
+	return tgt_proc_stat(pid, &st) == 0 ? st.state : 0;
+}
+
+int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX])
+{
+	struct tgt_stat st;
+	int r = tgt_proc_stat(pid, &st);
+
+	if (r == 0) {
+		*ppid = st.ppid;
+		memcpy(comm, st.comm, TGT_COMM_MAX);
+	}
 	return r;
 }
 

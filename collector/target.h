@@ -123,6 +123,17 @@ void *tgt_impl(const struct tgt *t);
  */
 int tgt_check_access(int pid);
 
+/* What /proc/PID/stat says of a process. */
+struct tgt_stat {
+	char state;			/* 'R', 'S', 'Z', ... */
+	int ppid;
+	unsigned long long start;	/* start time, clock ticks after boot */
+	char comm[TGT_COMM_MAX];
+};
+
+/* Read it: 0, or -MD_E_NOSUCH (quietly) when pid is gone. */
+int tgt_proc_stat(int pid, struct tgt_stat *st);
+
 /*
  * Why ptrace or a memory read of pid was refused, as a reason naming the
  * fix, into buf: a tracer already attached, another user, the Yama

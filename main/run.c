@@ -35,31 +35,14 @@
 
 int run_proc_stat(int pid, int *ppid, unsigned long long *start)
 {
-	char path[64], buf[1024];
-	const char *p;
-	FILE *f;
-	size_t n;
-	int pp;
-	unsigned long long st;
+	struct tgt_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -MD_E_NOSUCH;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* comm (field 2) may hold spaces and parentheses: skip to the last
-	 * ')'; then come state (3), ppid (4) ... starttime (22). */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1,
-			 " %*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			 &pp, &st) != 2)
+	if (tgt_proc_stat(pid, &st) < 0)
 		return -MD_E_NOSUCH;
 	if (ppid)
-		*ppid = pp;
+		*ppid = st.ppid;
 	if (start)
-		*start = st;
+		*start = st.start;
 	return 0;
 }
 
