@@ -31,8 +31,8 @@ CFLAGS += $(OPT) $(WARN) $(shell pkg-config --cflags $(PKGS)) $(DWARF_CFLAGS) $(
 LDFLAGS += $(SAN) -rdynamic
 LDLIBS += $(shell pkg-config --libs $(PKGS)) $(DWARF_LIBS) -ldl -lm -lpthread
 
-LIB_SRC = $(wildcard collector/*.c graph/*.c analyzer/*.c) main/util.c
-MAIN_SRC = $(filter-out main/util.c,$(wildcard main/*.c))
+LIB_SRC = $(wildcard common/*.c snapshot/*.c collector/*.c graph/*.c analyzer/*.c)
+MAIN_SRC = $(wildcard main/*.c)
 TEST_SRC = $(wildcard tests/*_test.c tests/support/*.c)
 
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)

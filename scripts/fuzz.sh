@@ -14,10 +14,10 @@ cd "$(dirname "$0")/.."
 SECONDS_=${FUZZ_SECONDS:-60}
 FUZZER=${FUZZER:-libfuzzer}
 OUT=build-fuzz
-SRC="tests/fuzz/snapread_fuzz.c analyzer/snap.c analyzer/snapjson.c
-     analyzer/snapread.c analyzer/snapread_par.c analyzer/snapread_rank.c
-     analyzer/snapread_sax.c
-     collector/snapwrite.c main/util.c"
+SRC="tests/fuzz/snapread_fuzz.c snapshot/snap.c snapshot/snapjson.c
+     snapshot/snapread.c snapshot/snapread_par.c snapshot/snapread_rank.c
+     snapshot/snapread_sax.c
+     snapshot/snapwrite.c common/util.c"
 # yajl reads, json-c writes (and words the reader's syntax errors).
 LIBS="$(pkg-config --libs yajl json-c)"
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -fno-omit-frame-pointer

@@ -1,6 +1,6 @@
 /*
  * snapread_par_test.c - the snapshot reader with its rank lines cut
- * between threads (analyzer/snapread_par.c) must give what one thread
+ * between threads (snapshot/snapread_par.c) must give what one thread
  * gives: the same snapshot, equal strings pointer-equal, and on a bad
  * file the same one error line (the first fault in file order).  Small
  * inputs are cut into many parts by asking for a split of a few bytes.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../analyzer/snapjson.h"
+#include "../snapshot/snapjson.h"
 #include "md.h"
 #include "snap.h"
 #include "support/snapbuild.h"
