@@ -93,13 +93,13 @@ samples: $(BIN)
 
 # All tests, one Criterion run: its closing "Synthesis" line has the counts.
 # Tests run one at a time: end-to-end jobs busy-poll on the two cores.
-test: $(BIN) $(TESTBIN) samples
+test: $(BIN) $(TRACKLIB) $(TESTBIN) samples
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 $(TESTFLAGS)
 
-unit: $(BIN) $(TESTBIN)
+unit: $(BIN) $(TRACKLIB) $(TESTBIN)
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) MD_UNIT_ONLY=1 $(TESTBIN) --jobs 1 --filter '!(e2e*)/*' $(TESTFLAGS)
 
-e2e: $(BIN) $(TESTBIN) samples
+e2e: $(BIN) $(TRACKLIB) $(TESTBIN) samples
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 --filter 'e2e*/*' $(TESTFLAGS)
 
 asan:
