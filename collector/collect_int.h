@@ -40,6 +40,7 @@ struct col {
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
 	bool dll_reported;
+	bool track_noted;	/* a libmdtrack.so version note was made */
 };
 
 /* A rank while it is stopped. */
@@ -47,6 +48,7 @@ struct col_rank {
 	struct col *c;
 	struct tgt *t;
 	struct es_view *view;
+	struct dt_index *types;	/* the MPI library's types, NULL if none */
 	int rank;
 };
 

@@ -34,8 +34,12 @@
 #define MDT_NCOLLS 256
 #define MDT_PROBE 8	/* colls slots searched from a handle's hash */
 
-/* No peer or root (MPI_Barrier, MPI_Allreduce). */
-#define MDT_NONE (-0x7fffffff)
+/* The MPI library's special values, made portable (the same numbers as
+ * SNAP_TRACK_* in snap.h). */
+#define MDT_NONE (-0x7fffffff)	/* no peer, root or tag */
+#define MDT_ANY (-0x7ffffffe)	/* MPI_ANY_SOURCE, MPI_ANY_TAG */
+#define MDT_PROC_NULL (-0x7ffffffd)
+#define MDT_ROOT (-0x7ffffffc)
 
 /*
  * The recorded calls.  X(name, kind): kind is 's' send, 'r' receive,

@@ -102,12 +102,23 @@ static inline void rec_put(struct mdt_rec *ring, uint64_t *head, unsigned n,
 	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
 }
 
+static inline int peer_of(int p)
+{
+	return p == MPI_ANY_SOURCE ? MDT_ANY : p == MPI_PROC_NULL ? MDT_PROC_NULL
+		: p == MPI_ROOT ? MDT_ROOT : p;
+}
+
+static inline int tag_of(int t)
+{
+	return t == MPI_ANY_TAG ? MDT_ANY : t;
+}
+
 static inline void post(int call, MPI_Request req, MPI_Comm comm,
 			MPI_Datatype dt, MPI_Op op, int peer, int tag,
 			int count, uint64_t ret)
 {
 	rec_put(T->posts, &T->posts_head, MDT_NPOSTS, call, H(req), H(comm),
-		H(dt), H(op), peer, tag, count, ret);
+		H(dt), H(op), peer_of(peer), tag_of(tag), count, ret);
 }
 
 static inline void init(int call, MPI_Request req, MPI_Comm comm,
@@ -115,7 +126,7 @@ static inline void init(int call, MPI_Request req, MPI_Comm comm,
 			uint64_t ret)
 {
 	rec_put(T->inits, &T->inits_head, MDT_NINITS, call, H(req), H(comm),
-		H(dt), 0, peer, tag, count, ret);
+		H(dt), 0, peer_of(peer), tag_of(tag), count, ret);
 }
 
 /* The colls slot of a communicator: its own, a free one, or, with all
@@ -158,7 +169,7 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 	c->op = H(op);
 	c->ret = ret;
 	c->call = call;
-	c->root = root;
+	c->root = peer_of(root);
 	c->count = count;
 	/* MPI orders the collectives on one communicator: no race here. */
 	c->ncalls++;
