@@ -31,6 +31,11 @@ struct mj_job {
  */
 struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 			const char *dir);
+/* The same with mpirun option pre (NULL: none), e.g. "-x
+ * LD_PRELOAD=...", as two arguments pre and pre_arg. */
+struct mj_job *mj_start_with(const char *mpirun, const char *pre,
+			     const char *pre_arg, const char *prog, int np,
+			     const char *dir);
 
 /*
  * Wait until the job's stdout holds at least n lines starting with
