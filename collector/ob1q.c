@@ -308,8 +308,9 @@ static const char *type_name(uint32_t t)
 	return t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
 }
 
-/* A posted receive or probe at req, on the list of peer (-1: wild). */
-static void posted(struct walk *w, uint64_t req)
+/* A posted receive or probe at req.  false: the list cannot be trusted
+ * beyond it (counted as torn). */
+static bool posted(struct walk *w, uint64_t req)
 {
 	const struct ob1_layout *l = w->l;
 	unsigned char b[1024];
@@ -319,7 +320,7 @@ static void posted(struct walk *w, uint64_t req)
 
 	if (l->req_len > sizeof(b) || rd(w, req, b, l->req_len) < 0) {
 		w->st.torn++;
-		return;
+		return false;
 	}
 	w->st.posted++;
 	type = u32at(b, l->v[L_RB_TYPE]);
@@ -327,10 +328,10 @@ static void posted(struct walk *w, uint64_t req)
 	 * freed and reused while the list was read. */
 	if (type < RT_RECV || type > RT_MPROBE) {
 		w->st.torn++;
-		return;
+		return false;
 	}
 	if (dll_has(w->r, req))
-		return;
+		return true;
 	peer = (int32_t)u32at(b, l->v[L_RB_PEER]);
 	tag = (int32_t)u32at(b, l->v[L_RB_TAG]);
 	op = new_op(w);
@@ -352,10 +353,11 @@ static void posted(struct walk *w, uint64_t req)
 		op->datatype = d->name;
 		op->length = op->count * d->size;
 	}
+	return true;
 }
 
-/* An arrived fragment not yet matched. */
-static void fragment(struct walk *w, uint64_t frag, const char *what)
+/* An arrived fragment not yet matched; false as for posted(). */
+static bool fragment(struct walk *w, uint64_t frag, const char *what)
 {
 	const struct ob1_layout *l = w->l;
 	unsigned char b[256];
@@ -365,13 +367,13 @@ static void fragment(struct walk *w, uint64_t frag, const char *what)
 
 	if (l->frag_len > sizeof(b) || rd(w, frag, b, l->frag_len) < 0) {
 		w->st.torn++;
-		return;
+		return false;
 	}
 	htype = h[l->v[L_CH_TYPE]];
 	if ((htype != HT_MATCH && htype != HT_RNDV && htype != HT_RGET) ||
 	    u16at(h, l->v[L_MH_CTX]) != (uint16_t)w->cid) {
 		w->st.torn++;
-		return;
+		return false;
 	}
 	w->st.frags++;
 	op = new_op(w);
@@ -387,11 +389,12 @@ static void fragment(struct walk *w, uint64_t frag, const char *what)
 	 * An eager fragment's length is the sender's business. */
 	if (htype != HT_MATCH)
 		op->length = op->actual_length = u64at(h, l->v[L_RV_LEN]);
+	return true;
 }
 
 /* Walk the opal_list_t at list, calling fn on each item, bounded. */
 static void walk_list(struct walk *w, uint64_t list,
-		      void (*fn)(struct walk *, uint64_t, const char *),
+		      bool (*fn)(struct walk *, uint64_t, const char *),
 		      const char *what)
 {
 	const struct ob1_layout *l = w->l;
@@ -407,7 +410,8 @@ static void walk_list(struct walk *w, uint64_t list,
 			w->st.torn++;
 			return;
 		}
-		fn(w, next, what);
+		if (!fn(w, next, what))
+			return;
 		if (rd(w, next + l->v[L_LI_NEXT], &next, sizeof(next)) < 0) {
 			w->st.torn++;
 			return;
@@ -415,10 +419,10 @@ static void walk_list(struct walk *w, uint64_t list,
 	}
 }
 
-static void posted_item(struct walk *w, uint64_t item, const char *what)
+static bool posted_item(struct walk *w, uint64_t item, const char *what)
 {
 	(void)what;
-	posted(w, item);
+	return posted(w, item);
 }
 
 /* frags_cant_match: a ring of fragments without a sentinel, ordered by
@@ -434,7 +438,8 @@ static void walk_cant_match(struct walk *w, uint64_t head)
 			w->st.torn++;
 			return;
 		}
-		fragment(w, f, "cant_match");
+		if (!fragment(w, f, "cant_match"))
+			return;
 		if (rd(w, f + w->l->v[L_LI_NEXT], &f, sizeof(f)) < 0) {
 			w->st.torn++;
 			return;
