@@ -60,6 +60,17 @@
 	X(MH_SEQ, "mca_pml_ob1_match_hdr_t", "hdr_seq")                   \
 	X(CH_TYPE, "mca_pml_ob1_common_hdr_t", "hdr_type")                \
 	X(RV_LEN, "mca_pml_ob1_rendezvous_hdr_t", "hdr_msg_length")       \
+	X(FL_ALLOCS, "opal_free_list_t", "fl_allocations")                \
+	X(FL_FRAGSZ, "opal_free_list_t", "fl_frag_size")                  \
+	X(FL_ALIGN, "opal_free_list_t", "fl_frag_alignment")              \
+	X(FL_PERALLOC, "opal_free_list_t", "fl_num_per_alloc")            \
+	X(FL_NALLOC, "opal_free_list_t", "fl_num_allocated")              \
+	S(FI_SIZE, "opal_free_list_item_t")                               \
+	X(RQ_TYPE, "ompi_request_t", "req_type")                          \
+	X(RQ_STATE, "ompi_request_t", "req_state")                        \
+	X(RB_PMLDONE, "mca_pml_base_request_t", "req_pml_complete")       \
+	X(SR_SEND_0, "mca_pml_ob1_send_request_t", "req_send")            \
+	X(SR_DELIVERED, "mca_pml_ob1_send_request_t", "req_bytes_delivered") \
 	X(DT_SUPER, "ompi_datatype_t", "super")                           \
 	X(DT_NAME, "ompi_datatype_t", "name")                             \
 	X(OD_SIZE, "opal_datatype_t", "size")
@@ -85,9 +96,9 @@ static const struct {
 
 struct ob1_layout {
 	long v[L_COUNT];
-	/* Bytes to read of a request and of a fragment: up to the last
-	 * member used. */
-	size_t req_len, frag_len;
+	/* Bytes to read of a request (posted, and from the free lists: a
+	 * receive, a send) and of a fragment: up to the last member used. */
+	size_t req_len, recv_len, send_len, frag_len;
 };
 
 /* MPI request types (mca_pml_base_request_type_t) and header types. */
@@ -116,7 +127,7 @@ static bool must_be_zero(int i)
 	case L_FI_SUPER_0: case L_RQ_SUPER_0: case L_RB_OMPI_0:
 	case L_BR_BASE_0: case L_BS_BASE_0: case L_RR_RECV_0:
 	case L_FR_SUPER_0: case L_HU_MATCH_0: case L_HU_RNDV_0:
-	case L_MH_COMMON_0:
+	case L_MH_COMMON_0: case L_SR_SEND_0:
 		return true;
 	default:
 		return false;
@@ -162,6 +173,16 @@ int ob1_layout_new(const struct mh_types_ops *types, void *ctx,
 		l->v[i] = v;
 	}
 	l->req_len = max_end(l, req_ids, 8);
+	l->recv_len = max_end(l, (const int[]){ L_RQ_TYPE, L_RQ_STATE,
+						L_RB_PMLDONE }, 3);
+	if (l->recv_len < l->req_len)
+		l->recv_len = l->req_len;
+	l->send_len = max_end(l, (const int[]){ L_RQ_TYPE, L_RQ_STATE,
+						L_RB_PMLDONE, L_SR_DELIVERED,
+						L_RB_TYPE, L_RB_COMM,
+						L_RB_DTYPE, L_RB_COUNT,
+						L_RB_PEER, L_RB_TAG,
+						L_RB_SEQ }, 11);
 	l->frag_len = (size_t)l->v[L_FR_HDR] +
 		      max_end(l, (const int[]){ L_MH_CTX, L_MH_SRC, L_MH_TAG,
 						L_MH_SEQ, L_CH_TYPE,
@@ -542,6 +563,127 @@ static void name_dll_ops(struct walk *w)
 	}
 }
 
+/* ---- the request free lists: internal requests in progress ---- */
+
+/* OMPI_REQUEST_PML and OMPI_REQUEST_ACTIVE. */
+enum { RQ_PML = 0, RQ_ACTIVE = 2 };
+#define OB1_MAX_FREE (1 << 16)	/* requests allocated in one free list */
+
+static bool have_request(const struct walk *w, uint64_t req)
+{
+	for (int k = 0; k < w->nops; k++)
+		if (w->ops[k].request == req)
+			return true;
+	return dll_has(w->r, req);
+}
+
+/*
+ * One request of mca_pml_base_{send,recv}_requests.  The DLL shows these
+ * but skips negative tags, the internal messages of collectives: only
+ * those are taken here.  A receive found here and not in the posted
+ * queues is matched: its data is moving (req_bytes_received grows
+ * between looks, so a collective that moves data is not judged stuck).
+ */
+static void free_item(struct walk *w, uint64_t req, bool send)
+{
+	const struct ob1_layout *l = w->l;
+	unsigned char b[1024];
+	size_t len = send ? l->send_len : l->recv_len;
+	struct snap_op *op;
+	const struct dtname *d;
+	uint32_t cid;
+	int32_t tag, peer;
+
+	if (len > sizeof(b) || rd(w, req, b, len) < 0)
+		return;
+	if (u32at(b, l->v[L_RQ_TYPE]) != RQ_PML ||
+	    u32at(b, l->v[L_RQ_STATE]) != RQ_ACTIVE ||
+	    u32at(b, l->v[L_RB_PMLDONE]) != 0 ||
+	    u32at(b, l->v[L_RB_TYPE]) != (send ? RT_SEND : RT_RECV))
+		return;
+	tag = (int32_t)u32at(b, l->v[L_RB_TAG]);
+	if (tag >= -1 || have_request(w, req))
+		return;
+	if (rd(w, u64at(b, l->v[L_RB_COMM]) + l->v[L_CM_CID], &cid,
+	       sizeof(cid)) < 0)
+		return;
+	w->comm = comm_of(w, cid);
+	peer = (int32_t)u32at(b, l->v[L_RB_PEER]);
+	d = datatype(w, u64at(b, l->v[L_RB_DTYPE]));
+	op = new_op(w);
+	op->kind = send ? SNAP_OP_SEND : SNAP_OP_RECV;
+	op->status = send ? SNAP_ST_PENDING : SNAP_ST_MATCHED;
+	op->req_type = send ? "send" : "recv";
+	op->peer_local = peer < 0 ? -1 : peer;
+	op->peer_global = global_of(w, op->peer_local);
+	op->tag = tag;
+	op->request = req;
+	op->sequence = u64at(b, l->v[L_RB_SEQ]);
+	op->count = u64at(b, l->v[L_RB_COUNT]);
+	op->datatype = d->name;
+	op->length = op->count * d->size;
+	op->actual_local = op->peer_local;
+	op->actual_global = op->peer_global;
+	op->actual_tag = tag;
+	op->actual_length = u64at(b, l->v[send ? L_SR_DELIVERED
+					       : L_RR_BYTES]);
+	w->st.internal++;
+}
+
+/*
+ * Items of an opal_free_list_t, as Open MPI's DLL finds them: each
+ * allocation (an opal_free_list_item_t on fl_allocations) is followed,
+ * aligned, by its items of fl_frag_size (aligned); the first allocation
+ * holds what the others do not (fl_num_allocated modulo
+ * fl_num_per_alloc).
+ */
+static void walk_free_list(struct walk *w, const char *sym, bool send)
+{
+	const struct ob1_layout *l = w->l;
+	uint64_t fl, v[4], sent, chunk, head, left, align;
+	int nchunks = 0;
+
+	if (w->proc->lookup(w->ctx, sym, &fl) < 0)
+		return;
+	if (rd(w, fl + l->v[L_FL_FRAGSZ], &v[0], 8) < 0 ||
+	    rd(w, fl + l->v[L_FL_ALIGN], &v[1], 8) < 0 ||
+	    rd(w, fl + l->v[L_FL_PERALLOC], &v[2], 8) < 0 ||
+	    rd(w, fl + l->v[L_FL_NALLOC], &v[3], 8) < 0) {
+		w->st.torn++;
+		return;
+	}
+	align = v[1] ? v[1] : 1;
+	if (!v[0] || v[0] > (1 << 20) || align > 4096 || (align & (align - 1))
+	    || !v[2] || v[3] > OB1_MAX_FREE) {
+		w->st.torn++;
+		return;
+	}
+	head = (v[0] + align - 1) & ~(align - 1);
+	left = v[3];
+	sent = fl + l->v[L_FL_ALLOCS] + l->v[L_LS_SENT];
+	if (rd(w, sent + l->v[L_LI_NEXT], &chunk, 8) < 0)
+		return;
+	while (chunk != sent && left && !w->gone) {
+		uint64_t n = nchunks ? v[2] : v[3] <= v[2] ? v[3]
+				       : v[3] % v[2] ? v[3] % v[2] : v[2];
+		uint64_t item = (chunk + (uint64_t)l->v[L_FI_SIZE] + align - 1) &
+				~(align - 1);
+
+		if (!chunk || ++nchunks > OB1_MAX_ITEMS) {
+			w->st.torn++;
+			return;
+		}
+		n = n < left ? n : left;
+		for (uint64_t i = 0; i < n && !w->gone; i++)
+			free_item(w, item + i * head, send);
+		left -= n;
+		if (rd(w, chunk + l->v[L_LI_NEXT], &chunk, 8) < 0) {
+			w->st.torn++;
+			return;
+		}
+	}
+}
+
 static void append_ops(struct walk *w)
 {
 	struct snap_rank *r = w->r;
@@ -583,6 +725,10 @@ int ob1_collect(const struct ob1_layout *l, const struct mh_proc_ops *proc,
 		if (comms[i])
 			walk_comm(&w, comms[i]);
 	r->unexpected_available = !w.gone;
+	/* A receive missing from torn posted queues would pass for matched. */
+	if (!w.st.torn)
+		walk_free_list(&w, "mca_pml_base_recv_requests", false);
+	walk_free_list(&w, "mca_pml_base_send_requests", true);
 out:
 	free(comms);
 	if (!w.gone)

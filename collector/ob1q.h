@@ -46,6 +46,8 @@ struct ob1_stats {
 	int frags;		/* unexpected and out-of-order fragments */
 	int added;		/* ops added (not already shown by the DLL) */
 	int named;		/* DLL ops given their full datatype name */
+	int internal;		/* internal requests in progress, from the
+				 * request free lists */
 	int torn;		/* walks cut short (a bound, a bad pointer,
 				 * a list that changed under us) */
 };
@@ -59,7 +61,11 @@ struct ob1_stats {
  * Read rank r's ob1 matching state and append to r->ops what the DLL did
  * not show (matched by request address): posted receives and probes
  * (source SNAP_SRC_OB1, req_type "recv", "probe", ...), unexpected
- * fragments ("unexpected", "cant_match").  The DLL's own ops get their
+ * fragments ("unexpected", "cant_match"), and from the request free
+ * lists (mca_pml_base_{recv,send}_requests) the internal requests of
+ * collectives in progress, which the DLL skips (negative tags): matched
+ * receives and pending sends with their byte counts, so that looks tell a
+ * collective that moves data from a stuck one.  The DLL's own ops get their
  * full datatype name and count.  Communicators are placed by context id
  * among r's memberships (from the DLL); an op on a communicator the DLL
  * did not list gets comm -1.  r->unexpected_available becomes true.

@@ -59,6 +59,17 @@ static const struct {
 	{ "mca_pml_ob1_match_hdr_t.hdr_seq", 12 },
 	{ "mca_pml_ob1_common_hdr_t.hdr_type", 0 },
 	{ "mca_pml_ob1_rendezvous_hdr_t.hdr_msg_length", 16 },
+	{ "opal_free_list_t.fl_allocations", 16 },
+	{ "opal_free_list_t.fl_frag_size", 64 },
+	{ "opal_free_list_t.fl_frag_alignment", 72 },
+	{ "opal_free_list_t.fl_num_per_alloc", 80 },
+	{ "opal_free_list_t.fl_num_allocated", 88 },
+	{ "opal_free_list_item_t", 48 },
+	{ "ompi_request_t.req_type", 24 },
+	{ "ompi_request_t.req_state", 28 },
+	{ "mca_pml_base_request_t.req_pml_complete", 56 },
+	{ "mca_pml_ob1_send_request_t.req_send", 0 },
+	{ "mca_pml_ob1_send_request_t.req_bytes_delivered", 168 },
 	{ "ompi_datatype_t.super", 0 },
 	{ "ompi_datatype_t.name", 200 },
 	{ "opal_datatype_t.size", 24 },
@@ -121,6 +132,7 @@ static const struct mh_types_ops fake_types = {
 #define MEMSZ 0x10000
 static unsigned char mem[MEMSZ];
 static uint64_t symaddr;	/* ompi_mpi_communicators, 0: none */
+static uint64_t recv_fl, send_fl;	/* the request free lists, 0: none */
 static struct tgt *tg;
 
 static void put(uint64_t addr, const void *v, size_t n)
@@ -141,11 +153,19 @@ static int pr_read(void *ctx, uint64_t addr, void *buf, size_t len)
 
 static int pr_lookup(void *ctx, const char *name, uint64_t *addr)
 {
+	uint64_t a = 0;
+
 	(void)ctx;
-	if (strcmp(name, "ompi_mpi_communicators") || !symaddr)
+	if (!strcmp(name, "ompi_mpi_communicators"))
+		a = symaddr;
+	else if (!strcmp(name, "mca_pml_base_recv_requests"))
+		a = recv_fl;
+	else if (!strcmp(name, "mca_pml_base_send_requests"))
+		a = send_fl;
+	if (!a)
 		return -MD_E_NOSYM;
 	if (addr)
-		*addr = symaddr;
+		*addr = a;
 	return 0;
 }
 
@@ -167,6 +187,11 @@ static const struct mh_proc_ops fake_proc = {
 #define FRAG_A (BASE + 0x2000)
 #define FRAG_B (BASE + 0x2200)
 #define FRAG_C (BASE + 0x2400)
+#define RFL (BASE + 0x3000)	/* mca_pml_base_recv_requests */
+#define SFL (BASE + 0x3100)	/* mca_pml_base_send_requests */
+#define RCHUNK (BASE + 0x4000)	/* an allocation of 3 receive requests */
+#define SCHUNK (BASE + 0x6000)	/* an allocation of 1 send request */
+#define FRAGSZ 0x200		/* fl_frag_size: one request */
 
 static void list_init(uint64_t list)
 {
@@ -216,6 +241,7 @@ static void build_world(void)
 {
 	memset(mem, 0, sizeof(mem));
 	symaddr = PA;
+	recv_fl = send_fl = 0;
 	put64(PA + lay("opal_pointer_array_t.addr"), PA_ARR);
 	put32(PA + lay("opal_pointer_array_t.size"), 4);
 	put64(PA_ARR, COMM);	/* entries 1-3 NULL */
@@ -543,4 +569,100 @@ Test(ob1q, layout_values_are_named_for_comparison)
 	}
 	cr_expect(seen);
 	cr_expect_null(ob1_layout_name(n));
+}
+
+/* A free list at fl with one allocation at chunk of n requests; returns
+ * the address of the first. */
+static uint64_t free_list(uint64_t fl, uint64_t chunk, int n)
+{
+	uint64_t item = chunk + (uint64_t)lay("opal_free_list_item_t");
+
+	put64(fl + lay("opal_free_list_t.fl_frag_size"), FRAGSZ);
+	put64(fl + lay("opal_free_list_t.fl_frag_alignment"), 16);
+	put64(fl + lay("opal_free_list_t.fl_num_per_alloc"), 64);
+	put64(fl + lay("opal_free_list_t.fl_num_allocated"), (uint64_t)n);
+	list_set(fl + lay("opal_free_list_t.fl_allocations"), &chunk, 1);
+	return (item + 15) & ~15ULL;
+}
+
+static void active(uint64_t req, uint32_t state)
+{
+	put32(req + lay("ompi_request_t.req_type"), 0);	/* PML */
+	put32(req + lay("ompi_request_t.req_state"), state);
+}
+
+Test(ob1q, internal_requests_in_progress_come_from_the_free_lists)
+{
+	struct snap *s = snap_world();
+	struct ob1_stats st;
+	uint64_t r0, snd;
+	const struct snap_op *o;
+
+	recv_fl = RFL;
+	send_fl = SFL;
+	r0 = free_list(RFL, RCHUNK, 3);
+	request(r0, 2, 1, -12, 4, 21);		/* internal, matched */
+	active(r0, 2);
+	put64(r0 + lay("mca_pml_ob1_recv_request_t.req_bytes_received"), 8);
+	request(r0 + FRAGSZ, 2, 1, 5, 1, 22);	/* user tag: the DLL's */
+	active(r0 + FRAGSZ, 2);
+	request(r0 + 2 * FRAGSZ, 2, 1, -12, 1, 23);	/* freed */
+	active(r0 + 2 * FRAGSZ, 0);
+	snd = free_list(SFL, SCHUNK, 1);
+	request(snd, 1, 1, -17, 1 << 17, 24);	/* internal, pending */
+	active(snd, 2);
+	put64(snd + lay("mca_pml_ob1_send_request_t.req_bytes_delivered"),
+	      4096);
+	cr_assert_eq(collect(s, &st), 0);
+	cr_expect_eq(st.internal, 2);
+	cr_assert_eq(s->ranks[0].nops, 2);
+	o = &s->ranks[0].ops[0];
+	cr_expect_eq(o->kind, SNAP_OP_RECV);
+	cr_expect_eq(o->status, SNAP_ST_MATCHED);
+	cr_expect_eq(o->tag, -12);
+	cr_expect_eq(o->peer_global, 1);
+	cr_expect_eq(o->actual_length, 8, "bytes received so far");
+	cr_expect_eq(o->sequence, 21);
+	cr_expect_eq(o->source, SNAP_SRC_OB1);
+	o = &s->ranks[0].ops[1];
+	cr_expect_eq(o->kind, SNAP_OP_SEND);
+	cr_expect_eq(o->status, SNAP_ST_PENDING);
+	cr_expect_eq(o->tag, -17);
+	cr_expect_eq(o->length, (1 << 17) * 4);
+	cr_expect_eq(o->actual_length, 4096, "bytes delivered so far");
+	cr_expect_str_eq(o->datatype, "MPI_INT");
+	free_snap(s);
+}
+
+Test(ob1q, a_posted_internal_receive_is_not_taken_twice_from_the_free_list)
+{
+	struct snap *s = snap_world();
+	uint64_t r0, spec[1];
+
+	recv_fl = RFL;
+	r0 = free_list(RFL, RCHUNK, 1);
+	request(r0, 2, 1, -12, 4, 9);
+	active(r0, 2);
+	spec[0] = r0;
+	list_set(PROC1 + lay("mca_pml_ob1_comm_proc_t.specific_receives"),
+		 spec, 1);
+	cr_assert_eq(collect(s, NULL), 0);
+	cr_assert_eq(s->ranks[0].nops, 1);
+	cr_expect_eq(s->ranks[0].ops[0].status, SNAP_ST_PENDING,
+		     "posted, so not matched");
+	free_snap(s);
+}
+
+Test(ob1q, an_implausible_free_list_is_not_walked)
+{
+	struct snap *s = snap_world();
+	struct ob1_stats st;
+
+	send_fl = SFL;
+	free_list(SFL, SCHUNK, 1);
+	put64(SFL + lay("opal_free_list_t.fl_num_allocated"), 1ULL << 40);
+	cr_assert_eq(collect(s, &st), 0);
+	cr_expect_eq(st.torn, 1);
+	cr_expect_eq(s->ranks[0].nops, 0);
+	free_snap(s);
 }

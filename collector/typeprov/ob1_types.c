@@ -33,6 +33,7 @@ struct md_ob1prov_all {
 	opal_list_item_t list_item;
 	opal_list_t list;
 	opal_free_list_item_t free_list_item;
+	opal_free_list_t free_list;
 	opal_pointer_array_t pointer_array;
 	ompi_request_t request;
 	ompi_communicator_t communicator;
