@@ -45,6 +45,8 @@ struct col {
 	struct col_image *images;
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
+	struct tgt **linger;	/* detached but for threads not stopped */
+	int nlinger;
 	bool dll_reported;
 };
 

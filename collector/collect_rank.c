@@ -104,8 +104,7 @@ static struct col_dll *dll_get(struct col *c, const char *path)
 	d->path = xstrdup(path);
 	d->next = c->dlls;
 	c->dlls = d;
-	if (mh_dll_check(path, c->o->dll != NULL) == 0 &&
-	    mh_dll_open(path, &d->dll) == 0) {
+	if (mh_dll_load(path, c->o->dll != NULL, NULL, &d->dll) == 0) {
 		c->s->dll = snap_str(c->s, path);
 		c->s->mpi = snap_str(c->s, mh_dll_version(d->dll));
 	}
