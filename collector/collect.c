@@ -245,6 +245,7 @@ static void free_rank_data(struct snap_rank *r)
 	free(r->threads);
 	free(r->ops);
 	free(r->members);
+	free(r->track);
 }
 
 /* Keep the newest look of rank i in the snapshot, judging progress. */

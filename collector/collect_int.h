@@ -48,6 +48,7 @@ struct col {
 	struct tgt **linger;	/* detached but for threads not stopped */
 	int nlinger;
 	bool dll_reported;
+	bool track_noted;	/* a libmdtrack.so version note was made */
 };
 
 /* A rank while it is stopped. */
@@ -55,6 +56,7 @@ struct col_rank {
 	struct col *c;
 	struct tgt *t;
 	struct es_view *view;
+	struct dt_index *types;	/* the MPI library's types, NULL if none */
 	int rank;
 };
 
