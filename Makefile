@@ -21,7 +21,7 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 
-PKGS = igraph libelf libunwind-ptrace json-c yajl
+PKGS = igraph libelf libunwind-generic json-c yajl
 DWARF_CFLAGS = -I/usr/include/libdwarf
 DWARF_LIBS = -ldwarf
 

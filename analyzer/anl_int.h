@@ -118,6 +118,17 @@ const char *anl_comm_name(const struct anl_result *r, int comm);
 /* The evidence of edge e, NULL for an edge out of a virtual node. */
 const struct anl_ev *anl_edge_ev(const struct anl_result *r, int e);
 
+/* unexpected.c: the unexpected messages of rank that explain why its
+ * receive op k waits (same peer, another tag or communicator): their op
+ * indices (up to max into out); returns how many there are. */
+int anl_unexpected_find(const struct snap *s, int rank, int k, int *out,
+			int max);
+/* That as one sentence: "rank 1 waits for tag 2 from rank 0 (MPI_Recv at
+ * x.c:12); a message from rank 0 with tag 1 arrived and is unmatched",
+ * with the sender's call site when its stack shows the send; NULL when
+ * there is none (malloc'ed). */
+char *anl_unexpected_text(const struct anl_result *r, int rank, int k);
+
 /* ranges.c: a set of increasing ranks as text ("0-3,8,10-12"). */
 struct anl_ranges {
 	char *buf;

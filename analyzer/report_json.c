@@ -41,11 +41,44 @@ static void add_op_fields(json_object *o, const struct snap_op *op)
 			       json_object_new_boolean(op && op->any_tag));
 	json_object_object_add(o, "bytes", op ?
 			       json_object_new_uint64(op->length) : NULL);
+	if (op && op->datatype) {
+		json_object_object_add(o, "datatype",
+				       json_object_new_string(op->datatype));
+		json_object_object_add(o, "count",
+				       json_object_new_uint64(op->count));
+	}
 	for (int i = 0; op && i < op->nextra && i < 5; i++)
 		if (op->extra[i])
 			json_object_array_add(extra,
 				json_object_new_string(op->extra[i]));
 	json_object_object_add(o, "extra", extra);
+}
+
+/* The unexpected messages that explain a waiting receive (unexpected.c). */
+static void add_unmatched(json_object *o, const struct anl_result *r,
+			  int rank, int k)
+{
+	int idx[8], n = anl_unexpected_find(r->s, rank, k, idx, 8);
+	json_object *a;
+	char *text;
+
+	if (!n)
+		return;
+	a = json_object_new_array_ext(n < 8 ? n : 8);
+	for (int i = 0; i < n && i < 8; i++) {
+		const struct snap_op *u = &r->s->ranks[rank].ops[idx[i]];
+		json_object *m = json_object_new_object();
+
+		json_object_object_add(m, "from",
+				       json_object_new_int(u->peer_global));
+		json_object_object_add(m, "tag", json_object_new_int(u->tag));
+		json_object_object_add(m, "comm", comm_obj(r, u->comm));
+		json_object_array_add(a, m);
+	}
+	json_object_object_add(o, "unmatched", a);
+	text = anl_unexpected_text(r, rank, k);
+	json_object_object_add(o, "unmatched_text", str_or_null(text));
+	free(text);
 }
 
 /* One edge between ranks; an edge into a virtual node is followed by the
@@ -72,6 +105,8 @@ static int edge_obj(const struct anl_result *r, const int *path, int left,
 			json_object_new_string(anl_edge_kind_name(ev->kind)));
 	json_object_object_add(o, "comm", comm_obj(r, ev->comm));
 	add_op_fields(o, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
+	if (ev->op >= 0)
+		add_unmatched(o, r, from, ev->op);
 	json_object_object_add(o, "any_source",
 			       json_object_new_boolean(ev->any_source));
 	json_object_object_add(o, "inferred",

@@ -87,11 +87,21 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 		if (op)
 			fprintf(out, ", %llu bytes",
 				(unsigned long long)op->length);
+		if (op && op->datatype)
+			fprintf(out, " (%llu x %s)",
+				(unsigned long long)op->count, op->datatype);
 	}
 	fprintf(out, "%s\n", ev->inferred ? " [inferred]" : "");
 	for (int i = 0; op && i < op->nextra && i < 5; i++)
 		if (op->extra[i] && op->extra[i][0])
 			fprintf(out, "      %s\n", op->extra[i]);
+	if (op) {
+		char *why = anl_unexpected_text(r, ev->rank, ev->op);
+
+		if (why)
+			fprintf(out, "      %s\n", why);
+		free(why);
+	}
 }
 
 /* Members of a collective node, as "ranks 0-2". */

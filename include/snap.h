@@ -40,6 +40,13 @@ enum snap_op_kind {
 	SNAP_OP_UNEXPECTED,	/* arrived, not yet received */
 };
 
+/* Where an operation was read from. */
+enum snap_op_source {
+	SNAP_SRC_DLL,		/* the MPI library's message-queue DLL */
+	SNAP_SRC_OB1,		/* Open MPI ob1's matching queues, read
+				 * directly (what the DLL hides) */
+};
+
 enum snap_op_status {
 	SNAP_ST_PENDING,
 	SNAP_ST_MATCHED,
@@ -119,11 +126,20 @@ struct snap_op {
 	bool status_corrected;
 	int nextra;
 	const char *extra[5];	/* the DLL's extra_text lines */
-	/* In memory only, not in the file: the request's sequence number
-	 * (Open MPI: mca_pml_base_request_t.req_sequence), 0 if unknown.
-	 * A new message has a new one: the collector compares looks with
-	 * it. */
+	/* The request's sequence number (Open MPI:
+	 * mca_pml_base_request_t.req_sequence; for an unexpected fragment
+	 * its match header's hdr_seq), 0 if unknown.  A new message has a
+	 * new one: the collector compares looks with it. */
 	uint64_t sequence;
+	enum snap_op_source source;
+	/* From ob1: "recv", "probe", "iprobe", "mprobe", "improbe" (posted
+	 * requests), "unexpected" (arrived, unmatched), "cant_match"
+	 * (arrived out of order); NULL from the DLL. */
+	const char *req_type;
+	/* The datatype's full name ("MPI_DOUBLE") and the element count,
+	 * read from the request; NULL and 0 if unknown. */
+	const char *datatype;
+	uint64_t count;
 };
 
 /*
@@ -252,6 +268,7 @@ const char *snap_state_name(enum snap_rank_state st);
 const char *snap_progress_name(enum snap_progress p);
 const char *snap_op_kind_name(enum snap_op_kind k);
 const char *snap_status_name(enum snap_op_status st);
+const char *snap_source_name(enum snap_op_source src);
 const char *snap_track_kind_name(enum snap_track_kind k);
 
 /*

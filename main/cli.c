@@ -302,7 +302,10 @@ int cli_collect(const struct cli *c, int pid,
 		.progress = !c->quiet && isatty(STDERR_FILENO),
 		.stop = stop,
 	};
+	const char *no_ob1 = getenv("MD_NO_OB1");
 
+	/* The DLL's view only: for comparing, and the benchmark. */
+	o.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
 	return col_collect(&o, out);
 }
 

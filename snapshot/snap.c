@@ -325,6 +325,11 @@ const char *snap_status_name(enum snap_op_status st)
 	return "?";
 }
 
+const char *snap_source_name(enum snap_op_source src)
+{
+	return src == SNAP_SRC_OB1 ? "ob1" : "dll";
+}
+
 const char *snap_track_kind_name(enum snap_track_kind k)
 {
 	switch (k) {

@@ -102,6 +102,11 @@ static const struct key op_keys[RDO_COUNT] = {
 	{.name = "request", .str = S_ADDR},
 	{.name = "corrected"},
 	{.name = "extra", .arr = C_EXTRA},
+	{.name = "source", .str = S_INTERN},
+	{.name = "type", .str = S_INTERN},
+	{.name = "datatype", .str = S_INTERN},
+	{.name = "count"},
+	{.name = "seq"},
 };
 static const struct key actual_keys[RDA_COUNT] = {
 	{.name = "peer"},

@@ -185,6 +185,16 @@ static jobj *op_object(const struct snap_op *op)
 	}
 	add_addr(o, "request", op->request);
 	add_true(o, "corrected", op->status_corrected);
+	if (op->source != SNAP_SRC_DLL)
+		add_str(o, "source", snap_source_name(op->source));
+	if (op->req_type)
+		add_str(o, "type", op->req_type);
+	if (op->datatype) {
+		add_str(o, "datatype", op->datatype);
+		add(o, "count", json_object_new_uint64(op->count));
+	}
+	if (op->sequence)
+		add(o, "seq", json_object_new_uint64(op->sequence));
 	if (op->nextra > 0) {
 		jobj *a = json_object_new_array_ext(op->nextra);
 

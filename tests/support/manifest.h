@@ -15,6 +15,11 @@ struct mf_stuck {
 	int line;
 };
 
+/* One "unmatched RANK FROM TAG" line. */
+struct mf_unmatched {
+	int rank, from, tag;
+};
+
 struct mf_sample {
 	char *name;		/* test name */
 	char *source;		/* "ring.c" */
@@ -35,6 +40,8 @@ struct mf_sample {
 	struct mf_stuck *posted;
 	int ndisagree;		/* "disagree TEXT" */
 	char **disagree;
+	int nunmatched;
+	struct mf_unmatched *unmatched;
 	int lineno;		/* of the "sample" line */
 };
 
