@@ -9,7 +9,7 @@
 #   scripts/cluster.sh status      one line per host; exit 1 if not up
 #
 # Environment:
-#   MD_CLUSTER         instance name, [a-z0-9]{1,7} (default md).  It picks
+#   MD_CLUSTER         instance name, [a-z0-9]{1,8} (default md).  It picks
 #                      every name below, the state dir and the subnet, so
 #                      instances never collide (tests and people in parallel).
 #   MD_CLUSTER_PREFIX  host name prefix (default node: node1..nodeN).
@@ -61,8 +61,8 @@ SELF=$(readlink -f "$0")
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 check_names() {
-	[[ $NAME =~ ^[a-z0-9]{1,7}$ ]] ||
-		die "MD_CLUSTER='$NAME' is not a valid instance name: use 1 to 7 of a-z 0-9"
+	[[ $NAME =~ ^[a-z0-9]{1,8}$ ]] ||
+		die "MD_CLUSTER='$NAME' is not a valid instance name: use 1 to 8 of a-z 0-9"
 	[[ $PREFIX =~ ^[a-z][a-z0-9]{0,30}$ ]] ||
 		die "MD_CLUSTER_PREFIX='$PREFIX' is not a valid host prefix: a letter, then a-z 0-9"
 }
