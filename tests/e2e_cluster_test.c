@@ -420,6 +420,15 @@ static void expect_all_gone(const struct host_pids *hp, int n)
 		  "state dir left");
 	cr_expect(!exists("/sys/class/net/mdc-", cur_instance, ""),
 		  "bridge left");
+	{
+		char *hosts = mj_slurp("/etc/hosts");
+		char *tag = xasprintf("# md-cluster:%s\n", cur_instance);
+
+		cr_expect(hosts && !strstr(hosts, tag), "/etc/hosts keeps %s",
+			  tag);
+		free(tag);
+		free(hosts);
+	}
 	for (int i = 0; i < n; i++) {
 		char host[16], idx[16];
 
@@ -448,6 +457,15 @@ Test(e2e_cluster_script, up_twice_is_idempotent_and_down_removes_everything)
 	new_instance();
 	hf1 = up(2);
 	cr_expect(exists(hf1, "", ""), "hostfile %s missing", hf1);
+	{
+		char *hosts = mj_slurp("/etc/hosts");
+		char *tag = xasprintf("\tnode2\t# md-cluster:%s\n", cur_instance);
+
+		cr_expect(hosts && strstr(hosts, tag), "/etc/hosts lacks %s",
+			  tag);
+		free(tag);
+		free(hosts);
+	}
 	a[0] = read_pids("node1");
 	a[1] = read_pids("node2");
 	hf2 = up(2);
