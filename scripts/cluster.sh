@@ -13,6 +13,10 @@
 #                      every name below, the state dir and the subnet, so
 #                      instances never collide (tests and people in parallel).
 #   MD_CLUSTER_PREFIX  host name prefix (default node: node1..nodeN).
+#   MD_CLUSTER_OWNER   a pid (e.g. a test run's shell): the instance lives
+#                      only as long as it does; any later `up` removes an
+#                      instance whose owner is gone (a run killed with
+#                      SIGKILL cannot run its own `down`).
 #   MD_CLUSTER_SUBNET  the /24 to use, as A.B.C (default: the first free
 #                      10.213.C with C in 1..254, see "Addresses").
 #
@@ -407,12 +411,26 @@ healthy() {
 	probe_all "$n" 1 2>/dev/null
 }
 
+# Remove instances whose owner (MD_CLUSTER_OWNER at their up) is gone.
+reap_orphans() {
+	local d o os
+	for d in $ROOT/*/; do
+		[ -f "$d/owner" ] || continue
+		read -r o os <"$d/owner" || continue
+		same_proc "$o" "$os" && continue
+		d=${d%/}
+		echo "cluster.sh: removing cluster ${d##*/}: its owner, pid $o, is gone" >&2
+		(NAME=${d##*/}; STATE=$ROOT/$NAME; BR=mdc-$NAME; teardown)
+	done
+}
+
 cmd_up() {
 	local n=${1:-} net i
 	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 99 ] ||
 		die "up needs a host count 1..99: scripts/cluster.sh up 3"
 	need_root
 	lock
+	reap_orphans
 	if healthy "$n"; then
 		echo "cluster.sh: cluster $NAME already up with $n hosts" >&2
 		echo "$STATE/hostfile"
@@ -428,6 +446,11 @@ cmd_up() {
 	mkdir -p "$STATE/pids"
 	chmod 700 "$STATE" "$STATE/pids"
 	echo "$net" >"$STATE/subnet"
+	if [ -n "${MD_CLUSTER_OWNER:-}" ]; then
+		[ -n "$(start_time "$MD_CLUSTER_OWNER")" ] ||
+			die "MD_CLUSTER_OWNER=$MD_CLUSTER_OWNER is no running process"
+		echo "$MD_CLUSTER_OWNER $(start_time "$MD_CLUSTER_OWNER")" >"$STATE/owner"
+	fi
 	write_configs "$n" "$net"
 	make_network "$n" "$net"
 	etc_hosts_add "$n" "$net"

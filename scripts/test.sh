@@ -20,7 +20,7 @@ trap cluster_down EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
-if hostfile=$(scripts/cluster.sh up "${MD_TEST_HOSTS:-3}" | tail -n 1) &&
+if hostfile=$(MD_CLUSTER_OWNER=$$ scripts/cluster.sh up "${MD_TEST_HOSTS:-3}" | tail -n 1) &&
    [ -f "$hostfile" ]; then
 	export MD_CLUSTER_HOSTFILE=$hostfile
 else
