@@ -148,7 +148,7 @@ static void ranks_spread_over_three_hosts(const char *setup)
 	cr_assert_eq(t->nranks, 3);
 	for (int k = 0; k < 3; k++) {
 		int h = mc_host_index(cur_cluster, t->procs[k].host);
-		pid_t pids[8];
+		pid_t pids[8], local;
 		int n;
 		bool found = false;
 
@@ -164,6 +164,9 @@ static void ranks_spread_over_three_hosts(const char *setup)
 			found |= pids[p] == t->procs[k].pid;
 		cr_expect(found, "rank %d: pid %d is no 'ring' on %s", k,
 			  t->procs[k].pid, t->procs[k].host);
+		local = mc_host_pid(cur_cluster, h, t->procs[k].pid);
+		cr_expect_gt(local, 0, "rank %d not found from here", k);
+		cr_expect_eq(mj_tracer(local), 0, "rank %d is traced", k);
 	}
 	pt_job_free(t);
 	es_cache_free(ec);

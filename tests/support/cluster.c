@@ -19,6 +19,8 @@
 #include "support/cluster.h"
 #include "support/mpijob.h"
 
+#define MC_MAX_PROCS 512
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -238,6 +240,19 @@ int mc_host_procs(const struct mc_cluster *c, int i,
 	return n;
 }
 
+pid_t mc_host_pid(const struct mc_cluster *c, int i, pid_t nspid)
+{
+	struct mc_proc ps[MC_MAX_PROCS];
+	int n = mc_host_procs(c, i, 0, ps, MC_MAX_PROCS);
+
+	if (nspid == 1)
+		return c->hosts[i].pid1;
+	for (int k = 0; k < n && k < MC_MAX_PROCS; k++)
+		if (ps[k].nspid == nspid)
+			return ps[k].pid;
+	return 0;
+}
+
 static int count_all(const struct mc_cluster *c, unsigned long long since)
 {
 	int n = 0;
@@ -246,8 +261,6 @@ static int count_all(const struct mc_cluster *c, unsigned long long since)
 		n += mc_host_procs(c, i, since, NULL, 0);
 	return n;
 }
-
-#define MC_MAX_PROCS 512
 
 /* Kill what is left on host i; append "node2: pid 7 (ring)" to *left. */
 static int kill_left(const struct mc_cluster *c, int i,

@@ -84,6 +84,12 @@ int mc_host_procs(const struct mc_cluster *c, int i,
 		  unsigned long long since, struct mc_proc *out, int max);
 
 /*
+ * Our pid of the process with pid nspid inside host i (a pid from the
+ * MPIR table), or 0 if there is none: for mj_proc_state and mj_tracer.
+ */
+pid_t mc_host_pid(const struct mc_cluster *c, int i, pid_t nspid);
+
+/*
  * Wait up to timeout_ms until no host has a process started at or after
  * `since` (other than its pid 1), then SIGKILL by pid those still there
  * (each checked to be in the host's pid namespace with the same start
