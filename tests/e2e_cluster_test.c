@@ -33,6 +33,7 @@ static struct mc_cluster *cur_cluster;
 static struct mj_job *cur_job;
 static char *cur_dir;
 static char *cur_instance;	/* a cluster.sh instance a test brought up */
+static bool cur_fail_expected;	/* cluster.sh failing is the point */
 
 static char *script_path(void);
 static int run_script(const char *instance, const char *out_path,
@@ -313,7 +314,8 @@ static int run_script(const char *instance, const char *out_path,
 		err = xstrdup("/dev/null");
 	}
 	st = mj_run(argv, out_path, err, SCRIPT_TIMEOUT_MS, NULL, NULL);
-	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) && cur_dir)
+	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) && cur_dir &&
+	    !cur_fail_expected)
 		dump_file("cluster.sh stderr", err);
 	free(err);
 	free(inst);
@@ -563,4 +565,42 @@ Test(e2e_cluster_script, two_instances_do_not_collide)
 	free(why);
 	free(mine);
 	free(theirs);
+}
+
+/* Bad input: one line on stderr naming the problem and the fix, exit 1,
+ * nothing made. */
+Test(e2e_cluster_script, bad_arguments_get_one_line_naming_the_fix)
+{
+	static const struct {
+		const char *instance, *a1, *a2, *says;
+	} cases[] = {
+		{ "tcbad", "up", "0", "up needs a host count 1..99" },
+		{ "tcbad", "up", "x", "up needs a host count 1..99" },
+		{ "Bad-Name", "up", "2", "is not a valid instance name" },
+		{ "tcbad", "exec", "node1", "exec needs a host and a command" },
+		{ "tcbad", "env", NULL, "is not up: scripts/cluster.sh up N" },
+		{ "tcbad", "frob", NULL, "usage: scripts/cluster.sh up N" },
+	};
+
+	make_dir();
+	cur_fail_expected = true;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out = xasprintf("%s/bad%zu", cur_dir, i);
+		char *errp = xasprintf("%s.err", out), *err;
+		int st = run_script(cases[i].instance, out, cases[i].a1,
+				    cases[i].a2);
+
+		err = mj_slurp(errp);
+		cr_expect_eq(st, 1, "%s %s: exit %d", cases[i].a1,
+			     cases[i].a2 ? cases[i].a2 : "", st);
+		cr_expect(err && strstr(err, cases[i].says) &&
+			  mj_count_lines(err, "") == 1,
+			  "%s %s: stderr '%s'", cases[i].a1,
+			  cases[i].a2 ? cases[i].a2 : "", err);
+		free(err);
+		free(errp);
+		free(out);
+	}
+	cr_expect(access("/run/md-cluster/tcbad", F_OK) != 0,
+		  "state made for bad input");
 }

@@ -72,6 +72,12 @@ const char *mc_getenv(const struct mc_cluster *c, const char *key)
 	return NULL;
 }
 
+void mc_putenv(const struct mc_cluster *c)
+{
+	for (char **e = c->env; e && *e; e++)
+		putenv(*e);
+}
+
 int mc_host_index(const struct mc_cluster *c, const char *name)
 {
 	for (int i = 0; i < c->nhosts; i++)

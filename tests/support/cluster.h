@@ -72,6 +72,14 @@ bool mc_required(void);
 /* Value of key in the cluster's environment (borrowed), or NULL. */
 const char *mc_getenv(const struct mc_cluster *c, const char *key);
 
+/*
+ * Put the cluster's environment (OMPI_MCA_plm_rsh_agent, the subnet for
+ * Open MPI's traffic, MD_CLUSTER_*) into this process's, for a test that
+ * runs the tool or mpirun itself.  Criterion runs each test in a process
+ * of its own, so it does not outlive the test.  The strings stay c's.
+ */
+void mc_putenv(const struct mc_cluster *c);
+
 /* Index of the host named name, or -1. */
 int mc_host_index(const struct mc_cluster *c, const char *name);
 
