@@ -98,7 +98,7 @@ static void dump_file(const char *what, const char *path)
 /* Start sample `name` with np ranks over the cluster, wait for `markers`
  * READY lines. */
 static void start_on_cluster(const char *setup, const char *name, int np,
-			     int markers)
+			     int markers, char *const *args)
 {
 	char *bin = sample_binary(setup, name);
 	int r;
@@ -106,7 +106,7 @@ static void start_on_cluster(const char *setup, const char *name, int np,
 	MC_OPEN_OR_SKIP(&cur_cluster);
 	make_dir();
 	cur_job = mc_start_job(cur_cluster, setup_mpirun(setup), bin, np,
-			       cur_dir, NULL);
+			       cur_dir, args);
 	free(bin);
 	cr_assert_not_null(cur_job, "could not start mpirun");
 	r = mj_wait_lines(cur_job, "MD-", markers, MARKER_TIMEOUT_MS);
@@ -132,7 +132,37 @@ static int host_procs_named(int i, const char *comm, pid_t *nspids, int max)
 	return k;
 }
 
-static void ranks_spread_over_three_hosts(const char *setup)
+/* routed_radix 1: the daemons form a chain, so the orted on one host
+ * starts the next one through ssh (Open MPI's tree spawn). */
+static char *chain_args[] = { (char *)"--mca", (char *)"routed_radix",
+			      (char *)"1", NULL };
+
+/* Host i's ssh sessions come from another host, not from the machine
+ * (the bridge's address, A.B.C.1). */
+static void expect_ssh_from_a_host(int i)
+{
+	char *argv[] = { (char *)"ss", (char *)"-Htn", (char *)"state",
+			 (char *)"established", (char *)"( sport = :22 )",
+			 NULL };
+	const char *net = mc_getenv(cur_cluster, "MD_CLUSTER_SUBNET");
+	char *out = NULL, *bridge;
+	int st;
+
+	cr_assert_not_null(net);
+	bridge = xasprintf(" %.*s1:", (int)(strrchr(net, '.') - net + 1),
+			   net);
+	st = mc_exec(cur_cluster, cur_cluster->hosts[i].name, argv, &out,
+		     30000);
+	cr_expect_eq(st, 0, "ss on %s", cur_cluster->hosts[i].name);
+	cr_expect(out && strstr(out, ":22 ") && !strstr(out, bridge),
+		  "%s: ssh sessions not (only) from another host:\n%s",
+		  cur_cluster->hosts[i].name, out);
+	free(out);
+	free(bridge);
+}
+
+static void ranks_spread_over_three_hosts(const char *setup,
+					  char *const *args)
 {
 	struct es_cache *ec = es_cache_new();
 	struct pt_job *t = NULL;
@@ -140,7 +170,7 @@ static void ranks_spread_over_three_hosts(const char *setup)
 	char *left = NULL;
 	int r, killed;
 
-	start_on_cluster(setup, "ring", 3, 3);
+	start_on_cluster(setup, "ring", 3, 3, args);
 	cr_assert_geq(cur_cluster->nhosts, 3, "the cluster has %d hosts, "
 		      "this test needs 3", cur_cluster->nhosts);
 	r = pt_acquire(cur_job->pid, pt_elfsym_lookup, ec, &t);
@@ -171,6 +201,8 @@ static void ranks_spread_over_three_hosts(const char *setup)
 	}
 	pt_job_free(t);
 	es_cache_free(ec);
+	if (args == chain_args)
+		expect_ssh_from_a_host(cur_cluster->nhosts - 1);
 	/* Ending mpirun ends everything it started on every host. */
 	killed = mj_end_all(cur_job, &left);
 	cur_job = NULL;
@@ -185,12 +217,22 @@ TestSuite(e2e_cluster, .fini = cl_fini, .timeout = 240);
 
 Test(e2e_cluster, ring_ranks_are_on_three_hosts_in_mpir_table_debian)
 {
-	ranks_spread_over_three_hosts("debian");
+	ranks_spread_over_three_hosts("debian", NULL);
 }
 
 Test(e2e_cluster, ring_ranks_are_on_three_hosts_in_mpir_table_ompi_g)
 {
-	ranks_spread_over_three_hosts("ompi-g");
+	ranks_spread_over_three_hosts("ompi-g", NULL);
+}
+
+Test(e2e_cluster, tree_spawn_from_host_to_host_reaches_every_host_debian)
+{
+	ranks_spread_over_three_hosts("debian", chain_args);
+}
+
+Test(e2e_cluster, tree_spawn_from_host_to_host_reaches_every_host_ompi_g)
+{
+	ranks_spread_over_three_hosts("ompi-g", chain_args);
 }
 
 /* mpirun killed outright: its daemons lose it and end their ranks. */
@@ -199,7 +241,7 @@ static void killed_mpirun_leaves_nothing(const char *setup)
 	int np = 6, killed;
 	char *left = NULL;
 
-	start_on_cluster(setup, "ring", np, np);
+	start_on_cluster(setup, "ring", np, np, NULL);
 	cr_assert_gt(mc_host_procs(cur_cluster, 1, cur_job->pid_start, NULL,
 				   0), 0, "no process of the job on %s",
 		     cur_cluster->hosts[1].name);
