@@ -17,7 +17,7 @@
 #                      only as long as it does; any later `up` removes an
 #                      instance whose owner is gone (a run killed with
 #                      SIGKILL cannot run its own `down`).
-#   MD_CLUSTER_SUBNET  the /24 to use, as A.B.C (default: the first free
+#   MD_CLUSTER_NET     the /24 to use, as A.B.C (default: the first free
 #                      10.213.C with C in 1..254, see "Addresses").
 #
 # What one host is: a network namespace `mdc-NAME-HOST` (named, under
@@ -200,12 +200,12 @@ etc_hosts_add() {
 # The first free A.B.C: not held by another instance, not routed here.
 pick_subnet() {
 	local c net
-	if [ -n "${MD_CLUSTER_SUBNET:-}" ]; then
-		[[ $MD_CLUSTER_SUBNET =~ ^(10|172|192)\.[0-9]{1,3}\.[0-9]{1,3}$ ]] ||
-			die "MD_CLUSTER_SUBNET='$MD_CLUSTER_SUBNET' is not A.B.C of a private /24 (10.x.y, 172.x.y, 192.x.y)"
-		subnet_free "$MD_CLUSTER_SUBNET" ||
-			die "subnet $MD_CLUSTER_SUBNET.0/24 is in use here (a route or another instance): unset MD_CLUSTER_SUBNET or pick another"
-		echo "$MD_CLUSTER_SUBNET"
+	if [ -n "${MD_CLUSTER_NET:-}" ]; then
+		[[ $MD_CLUSTER_NET =~ ^(10\.[0-9]{1,3}|172\.(1[6-9]|2[0-9]|3[01])|192\.168)\.[0-9]{1,3}$ ]] ||
+			die "MD_CLUSTER_NET='$MD_CLUSTER_NET' is not A.B.C of a private /24 (10.x.y, 172.16-31.y, 192.168.y)"
+		subnet_free "$MD_CLUSTER_NET" ||
+			die "subnet $MD_CLUSTER_NET.0/24 is in use here (a route or another instance): unset MD_CLUSTER_NET or pick another"
+		echo "$MD_CLUSTER_NET"
 		return
 	fi
 	for c in $(seq 1 254); do

@@ -53,6 +53,14 @@ struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 	return mj_start_opts(mpirun, prog, np, dir, NULL);
 }
 
+struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
+			      const char *dir, const char *hostfile)
+{
+	struct mj_opts o = { .hostfile = hostfile };
+
+	return mj_start_opts(mpirun, prog, np, dir, &o);
+}
+
 /* mpirun's argument vector (free the array only). */
 static char **job_argv(const char *mpirun, const char *prog, const char *nps,
 		       const struct mj_opts *o)

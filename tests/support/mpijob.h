@@ -48,6 +48,13 @@ struct mj_opts {
  */
 struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 			const char *dir);
+/* The same spread over the hosts of an Open MPI hostfile (--map-by node:
+ * rank r on host r mod hosts); its ranks are not this machine's
+ * children, so mj_scan_ranks finds none.  mpirun gets this process's
+ * environment (scripts/test.sh exports the cluster's); mc_start_job
+ * (support/cluster.h) sets it itself and clears the hosts in mj_end. */
+struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
+			      const char *dir, const char *hostfile);
 
 /*
  * mj_start with options (o may be NULL: same as mj_start).  The
