@@ -105,6 +105,10 @@ struct ob1_layout {
 enum { RT_SEND = 1, RT_RECV, RT_IPROBE, RT_PROBE, RT_IMPROBE, RT_MPROBE };
 enum { HT_MATCH = 0x41, HT_RNDV = 0x42, HT_RGET = 0x43 };
 #define DT_NAME_MAX 64		/* ompi_datatype_t.name is char[64] */
+/* Buffer sizes of the walk's reads (Open MPI 4.1 needs about half). */
+#define OB1_REQ_MAX 1024
+#define OB1_FRAG_MAX 256
+#define OB1_STRUCT_MAX 512
 
 int ob1_layout_count(void)
 {
@@ -187,6 +191,17 @@ int ob1_layout_new(const struct mh_types_ops *types, void *ctx,
 		      max_end(l, (const int[]){ L_MH_CTX, L_MH_SRC, L_MH_TAG,
 						L_MH_SEQ, L_CH_TYPE,
 						L_RV_LEN }, 6);
+	/* The walk reads each structure into a buffer on the stack. */
+	if (l->req_len > OB1_REQ_MAX || l->recv_len > OB1_REQ_MAX ||
+	    l->send_len > OB1_REQ_MAX || l->frag_len > OB1_FRAG_MAX ||
+	    l->v[L_PP_SIZE] > OB1_STRUCT_MAX ||
+	    l->v[L_PC_SIZE] > OB1_STRUCT_MAX) {
+		*missing = xstrdup("a layout within the walk's buffers (a "
+				   "request, fragment or queue larger than "
+				   "this Open MPI's)");
+		free(l);
+		return -MD_E_NOTYPES;
+	}
 	*out = l;
 	return 0;
 }
@@ -334,7 +349,7 @@ static const char *type_name(uint32_t t)
 static bool posted(struct walk *w, uint64_t req)
 {
 	const struct ob1_layout *l = w->l;
-	unsigned char b[1024];
+	unsigned char b[OB1_REQ_MAX];
 	struct snap_op *op;
 	uint32_t type;
 	int32_t peer, tag;
@@ -381,7 +396,7 @@ static bool posted(struct walk *w, uint64_t req)
 static bool fragment(struct walk *w, uint64_t frag, const char *what)
 {
 	const struct ob1_layout *l = w->l;
-	unsigned char b[256];
+	unsigned char b[OB1_FRAG_MAX];
 	const unsigned char *h = b + l->v[L_FR_HDR];
 	struct snap_op *op;
 	unsigned htype;
@@ -473,7 +488,7 @@ static void walk_cant_match(struct walk *w, uint64_t head)
 static void walk_proc(struct walk *w, uint64_t proc)
 {
 	const struct ob1_layout *l = w->l;
-	unsigned char b[512];
+	unsigned char b[OB1_STRUCT_MAX];
 
 	if ((size_t)l->v[L_PP_SIZE] > sizeof(b) ||
 	    rd(w, proc, b, (size_t)l->v[L_PP_SIZE]) < 0) {
@@ -500,7 +515,7 @@ static int comm_of(const struct walk *w, uint32_t cid)
 static void walk_comm(struct walk *w, uint64_t comm)
 {
 	const struct ob1_layout *l = w->l;
-	unsigned char b[512];
+	unsigned char b[OB1_STRUCT_MAX];
 	uint64_t pml, procs, *pp;
 	size_t nprocs;
 
@@ -587,7 +602,7 @@ static bool have_request(const struct walk *w, uint64_t req)
 static void free_item(struct walk *w, uint64_t req, bool send)
 {
 	const struct ob1_layout *l = w->l;
-	unsigned char b[1024];
+	unsigned char b[OB1_REQ_MAX];
 	size_t len = send ? l->send_len : l->recv_len;
 	struct snap_op *op;
 	const struct dtname *d;
