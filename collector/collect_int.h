@@ -45,7 +45,10 @@ struct col {
 	struct col_image *images;
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
+	struct tgt **linger;	/* detached but for threads not stopped */
+	int nlinger;
 	bool dll_reported;
+	bool track_noted;	/* a libmdtrack.so version note was made */
 };
 
 /* A rank while it is stopped. */
@@ -53,6 +56,7 @@ struct col_rank {
 	struct col *c;
 	struct tgt *t;
 	struct es_view *view;
+	struct dt_index *types;	/* the MPI library's types, NULL if none */
 	int rank;
 };
 

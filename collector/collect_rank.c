@@ -8,6 +8,7 @@
 #include "collect_int.h"
 #include "md.h"
 #include "stacks.h"
+#include "track.h"
 
 /* The DLL's view of the rank: memory and symbols of the live process. */
 
@@ -104,8 +105,7 @@ static struct col_dll *dll_get(struct col *c, const char *path)
 	d->path = xstrdup(path);
 	d->next = c->dlls;
 	c->dlls = d;
-	if (mh_dll_check(path, c->o->dll != NULL) == 0 &&
-	    mh_dll_open(path, &d->dll) == 0) {
+	if (mh_dll_load(path, c->o->dll != NULL, NULL, &d->dll) == 0) {
 		c->s->dll = snap_str(c->s, path);
 		c->s->mpi = snap_str(c->s, mh_dll_version(d->dll));
 	}
@@ -175,6 +175,7 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 		return 0;
 	}
 	im = image_get(cr, d, libmpi);
+	cr->types = im->types;
 	if (!im->img) {
 		no_queues(c, r, im->types ? "the DLL found no message queues "
 					    "in the MPI library"
@@ -207,6 +208,13 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 	if (rc == 0)
 		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);
 	c->st.stacks_ns += md_now_ns() - t0;
+	if (rc == 0) {
+		struct trk_ctx x = { cr->t, cr->view, c->lines, cr->types,
+				     c->s, cr->rank,
+				     &c->track_noted };
+
+		rc = trk_read(&x, r);
+	}
 	es_view_free(cr->view);
 	cr->view = NULL;
 	return rc;

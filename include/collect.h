@@ -45,4 +45,27 @@ struct col_opts {
  */
 int col_collect(const struct col_opts *o, struct snap **out);
 
+/*
+ * What the front end asks of local processes, so that only the
+ * collector's target module reads /proc.
+ */
+
+/*
+ * The parent pid and start time (clock ticks after boot; with the pid it
+ * names a process for its whole life) of pid.  ppid and start may be
+ * NULL.  Returns 0, or -MD_E_NOSUCH without reporting.
+ */
+int col_proc_stat(int pid, int *ppid, unsigned long long *start);
+
+/* The child processes of pid, in a new heap array (*pids, the caller's).
+ * Returns 0, or -MD_E_NOSUCH without reporting. */
+int col_proc_children(int pid, int **pids, int *n);
+
+/*
+ * The MPI starter of a job started as pid: pid itself if it is a
+ * launcher (mpirun, mpiexec, ...), else the nearest launcher among its
+ * descendants (a wrapper script, sh -c, time), else pid.
+ */
+int col_find_starter(int pid);
+
 #endif /* MD_COLLECT_H */

@@ -407,7 +407,7 @@ int snaprd_rank(struct snaprd *r)
 			&progress) ||
 	    snaprd_str(r, &v[RDL_CALL], "call", &k->mpi_call) ||
 	    read_site(r, k) || read_members(r, k) || read_queues(r, k) ||
-	    read_ops(r, k) || read_threads(r, k) ||
+	    read_ops(r, k) || read_threads(r, k) || snaprd_track(r, k) ||
 	    snaprd_str(r, &v[RDL_REASON], "reason", &k->reason))
 		return -MD_E_INPUT;
 	k->state = state;
