@@ -190,6 +190,25 @@ static void switched_off_reads_the_dll_only(const char *setup)
 	snap_free(s);
 }
 
+/* Debian's build without the Open MPI sources: no ob1 layouts.  Said
+ * once, and the DLL's view is all there is. */
+static void without_layouts_says_so_once(const char *setup)
+{
+	struct snap *s;
+	int said = 0;
+
+	setenv("MD_OMPI_SRCDIR", "/nonexistent/openmpi-4.1.4", 1);
+	s = collect(setup, "wrongtag", 2);
+	for (int i = 0; i < s->nnotes; i++)
+		said += strstr(s->notes[i], "ob1's matching queues not read") &&
+			strstr(s->notes[i], "/nonexistent/openmpi-4.1.4");
+	cr_expect_eq(said, 1, "the missing layouts were said %d times", said);
+	for (int r = 0; r < 2; r++)
+		cr_expect_eq(count_ob1(&s->ranks[r]), 0);
+	cr_expect_geq(s->ranks[1].nops, 1, "the DLL's receive is gone");
+	snap_free(s);
+}
+
 #define E2E_OB1(X)                                                        \
 	X(probe_is_seen) X(internal_receives_are_seen)                    \
 	X(unexpected_message_and_datatype_are_seen)                       \
@@ -205,3 +224,10 @@ static void switched_off_reads_the_dll_only(const char *setup)
 		name("ompi-g");                                           \
 	}
 E2E_OB1(E2E_OB1_TESTS)
+
+/* Only Debian's build needs the sources: the -g build has DWARF. */
+Test(e2e_ob1_debian, without_layouts_says_so_once, .timeout = 200,
+     .fini = fini)
+{
+	without_layouts_says_so_once("debian");
+}
