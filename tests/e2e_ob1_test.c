@@ -178,6 +178,22 @@ static void unexpected_message_and_datatype_are_seen(const char *setup)
 	snap_free(s);
 }
 
+/* A collective that keeps moving data: the DLL shows nothing of it, the
+ * ranks sit in MPI_Allreduce in every look, and only its internal
+ * requests (new sequences, bytes moving) tell the looks apart. */
+static void long_collective_is_seen_moving(const char *setup)
+{
+	struct snap *s = collect(setup, "longcoll", 2);
+
+	cr_assert_geq(s->looks, 2);
+	for (int r = 0; r < 2; r++)
+		cr_expect_eq(s->ranks[r].progress, SNAP_PROGRESS_CHANGED,
+			     "rank %d (in %s) judged %s", r,
+			     s->ranks[r].mpi_call ? s->ranks[r].mpi_call : "-",
+			     snap_progress_name(s->ranks[r].progress));
+	snap_free(s);
+}
+
 static void switched_off_reads_the_dll_only(const char *setup)
 {
 	struct snap *s;
@@ -212,6 +228,7 @@ static void without_layouts_says_so_once(const char *setup)
 #define E2E_OB1(X)                                                        \
 	X(probe_is_seen) X(internal_receives_are_seen)                    \
 	X(unexpected_message_and_datatype_are_seen)                       \
+	X(long_collective_is_seen_moving)                                 \
 	X(switched_off_reads_the_dll_only)
 
 #define E2E_OB1_TESTS(name)                                               \
