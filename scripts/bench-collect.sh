@@ -72,41 +72,52 @@ measure() {
 	last_queues=$(sed -n "s/.*[ :]queues \([0-9.]*\) s.*/\1/p" <<<"$line")
 }
 
-# One attach to snapshot with --looks 1; prints its wall time and the
-# ob1 phase ("-" when off).
+# One attach to snapshot with --looks 1; prints its wall time, then the
+# collector's setup, queues (DLL and ob1) and ob1 phases (0 when off).
 attach_once() {
-	local t0 t1 snap=$build/bench/ob1cmp.jsonl
+	local t0 t1 snap=$build/bench/ob1cmp.jsonl line
 	t0=$(date +%s.%N)
 	"$bin" --attach "$mpirun_pid" --looks 1 -v --snapshot "$snap" \
 		>/dev/null 2>"$err" || true
 	t1=$(date +%s.%N)
+	line=$(grep 'timing:' "$err" || true)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f ", b - a }'
-	sed -n "s/.*(ob1 \([0-9.]*\) s).*/\1/p" "$err"
+	for phase in setup queues; do
+		printf "%s " "$(sed -n "s/.*[ :]$phase \([0-9.]*\) s.*/\1/p" <<<"$line")"
+	done
+	v=$(sed -n "s/.*(ob1 \([0-9.]*\) s).*/\1/p" <<<"$line")
+	echo "${v:-0}"
 	rm -f "$snap"
 }
 
 # ob1's walk on against off on the same job, attaches alternating (the
-# machine is shared: the fastest of each is the least disturbed).
+# machine is shared: the fastest of each is the least disturbed).  Each
+# side reports its fastest run with that run's phases.
 compare_ob1() {
-	local n=$1 k on off on_min= off_min= ob1_min= t o
+	local n=$1 k side t st q o
+	local -A best
 	k=$((repeat > 5 ? repeat : 5))
 	for _ in $(seq "$k"); do
-		read -r t o <<<"$(attach_once)"
-		if [ -z "$on_min" ] || awk -v a="$t" -v b="$on_min" 'BEGIN { exit !(a < b) }'; then
-			on_min=$t
-		fi
-		if [ -z "$ob1_min" ] || awk -v a="$o" -v b="$ob1_min" 'BEGIN { exit !(a < b) }'; then
-			ob1_min=$o
-		fi
-		read -r t o <<<"$(MD_NO_OB1=1 attach_once)"
-		if [ -z "$off_min" ] || awk -v a="$t" -v b="$off_min" 'BEGIN { exit !(a < b) }'; then
-			off_min=$t
-		fi
+		for side in on off; do
+			if [ "$side" = on ]; then
+				read -r t st q o <<<"$(attach_once)"
+			else
+				read -r t st q o <<<"$(MD_NO_OB1=1 attach_once)"
+			fi
+			if [ -z "${best[$side]:-}" ] ||
+			   awk -v a="$t" -v b="${best[$side]%% *}" 'BEGIN { exit !(a < b) }'; then
+				best[$side]="$t $st $q $o"
+			fi
+		done
 	done
-	echo "snapshot_${n}_ranks_ob1_on: $on_min s"
-	echo "snapshot_${n}_ranks_ob1_off: $off_min s"
-	echo "snapshot_${n}_ranks_ob1_walk: $ob1_min s"
-	awk -v a="$on_min" -v b="$off_min" -v n="$n" 'BEGIN {
+	for side in on off; do
+		read -r t st q o <<<"${best[$side]}"
+		echo "snapshot_${n}_ranks_ob1_${side}: $t s"
+		echo "snapshot_${n}_ranks_ob1_${side}_setup: $st s"
+		echo "snapshot_${n}_ranks_ob1_${side}_queues: $q s"
+		echo "snapshot_${n}_ranks_ob1_${side}_walk: $o s"
+	done
+	awk -v a="${best[on]%% *}" -v b="${best[off]%% *}" -v n="$n" 'BEGIN {
 		printf "snapshot_%s_ranks_ob1_ratio: %.3f x (attach to snapshot, ob1 walk on/off, fastest of each; target < 1.2)\n", n, (b > 0 ? a / b : 0) }'
 }
 
