@@ -275,6 +275,7 @@ static void free_rank_data(struct snap_rank *r)
 	free(r->threads);
 	free(r->ops);
 	free(r->members);
+	free(r->track);
 }
 
 /* Keep the newest look of rank i in the snapshot, judging progress. */
@@ -416,9 +417,10 @@ int col_collect(const struct col_opts *o, struct snap **out)
 	if (o->stats)
 		*o->stats = c.st;
 	md_info("timing: find %.3f s, attach %.3f s, setup %.3f s, queues "
-		"%.3f s, stacks %.3f s, detach %.3f s, waiting %.3f s, %d "
-		"rank reads", c.st.find_ns / 1e9, c.st.attach_ns / 1e9,
-		c.st.setup_ns / 1e9, c.st.queues_ns / 1e9, c.st.stacks_ns / 1e9,
+		"%.3f s (ob1 %.3f s), stacks %.3f s, detach %.3f s, waiting "
+		"%.3f s, %d rank reads", c.st.find_ns / 1e9,
+		c.st.attach_ns / 1e9, c.st.setup_ns / 1e9, c.st.queues_ns / 1e9,
+		c.st.ob1_ns / 1e9, c.st.stacks_ns / 1e9,
 		c.st.detach_ns / 1e9, c.st.wait_ns / 1e9, c.st.ranks_read);
 	if (rc < 0) {
 		snap_free(c.s);

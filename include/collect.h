@@ -14,7 +14,8 @@ struct col_stats {
 	long long find_ns;	/* process table */
 	long long attach_ns;	/* stopping every thread of every rank */
 	long long setup_ns;	/* DLL, symbols and type index */
-	long long queues_ns;	/* the DLL's queue walk */
+	long long queues_ns;	/* the DLL's queue walk (and ob1's) */
+	long long ob1_ns;	/* of which ob1's own queues */
 	long long stacks_ns;	/* unwinding and source lines */
 	long long detach_ns;
 	long long wait_ns;	/* sleeping between looks */
@@ -62,6 +63,7 @@ struct col_opts {
 	int looks;		/* looks to take, >= 1 (default 2) */
 	int interval_ms;	/* between looks (default 1000) */
 	bool progress;		/* show progress on stderr (a terminal) */
+	bool no_ob1;		/* do not read ob1's queues (DLL only) */
 	/* Set asynchronously by a SIGINT/SIGTERM handler; the collector
 	 * checks it between steps, detaches everything and returns
 	 * -MD_E_INTR. May be NULL. */

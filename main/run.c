@@ -127,7 +127,7 @@ static void run_end(int job)
 	run_kill_orphans();
 }
 
-static int run_spawn(char **argv, int *out)
+static int run_spawn(char **argv, const char *preload, int *out)
 {
 	int pid, err;
 
@@ -140,6 +140,8 @@ static int run_spawn(char **argv, int *out)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (preload)
+			setenv("LD_PRELOAD", preload, 1);
 		execvp(argv[0], argv);
 		err = errno;
 		md_error("execvp(%s): %s", argv[0], strerror(err));
@@ -191,6 +193,31 @@ static int run_timed_out(const struct cli *c, int job,
 	return code == MD_EXIT_NO_DEADLOCK ? RUN_EXIT_TIMEOUT : code;
 }
 
+/* Start the job, with the interposition library unless --no-track. */
+static int run_start(const struct cli *c, int *job)
+{
+	char *lib = c->no_track ? NULL : rt_library(), *preload = NULL;
+	char **argv;
+	int rc;
+
+	if (!lib) {
+		if (!c->no_track && !c->quiet)
+			md_warn("libmdtrack.so not found (set MD_TRACK_LIB): "
+				"the report will not name where requests "
+				"were posted");
+		return run_spawn(c->job_argv, NULL, job);
+	}
+	argv = rt_job_argv(c->job_argv, lib, &preload);
+	if (preload)
+		md_info("%s is not a launcher run knows: LD_PRELOAD=%s for "
+			"the ranks of this host only", c->job_argv[0], lib);
+	rc = run_spawn(argv, preload, job);
+	rt_argv_free(argv);
+	free(preload);
+	free(lib);
+	return rc;
+}
+
 int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
 {
 	long long deadline = 0;
@@ -201,7 +228,7 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		md_warn("prctl(PR_SET_CHILD_SUBREAPER): %s; ranks orphaned by a killed mpirun will not be ended",
 			strerror(errno));
-	if (run_spawn(c->job_argv, &job))
+	if (run_start(c, &job))
 		return MD_EXIT_ERROR;
 	if (c->timeout_s)
 		deadline = md_now_ns() + c->timeout_s * 1000000000LL;
