@@ -183,6 +183,7 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 		return 0;
 	}
 	rc = mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
+	col_phase(c, COL_PHASE_OB1, cr->rank);
 	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
 		col_ob1_read(cr, im, r);
 	return rc;
@@ -216,6 +217,7 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 				     c->s, cr->rank,
 				     &c->track_noted };
 
+		col_phase(c, COL_PHASE_TRACK, cr->rank);
 		rc = trk_read(&x, r);
 	}
 	es_view_free(cr->view);

@@ -32,7 +32,9 @@ struct col_stats {
 	X(ATTACH, "attach")                                               \
 	X(SETUP, "DLL setup")                                             \
 	X(QUEUES, "queue walk")                                           \
+	X(OB1, "ob1 walk")                                                \
 	X(STACKS, "stacks")                                               \
+	X(TRACK, "track table")                                           \
 	X(BETWEEN, "between looks")                                       \
 	X(DETACH, "detach")
 
