@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,4 +327,95 @@ Test(fault, fake_rank_gone_or_unreadable_in_the_stack_walk)
 		tgt_free(t);
 		snap_free(s);
 	}
+}
+
+/* ---- a real thread that does not stop, in a real job ---- */
+
+struct release {
+	pid_t pid;	/* rank 1 */
+	bool done;
+};
+
+/* Between the looks, let the held thread's vfork child exit: the thread
+ * then stops, and the collector must let it go. */
+static int release_held(void *ctx, enum col_phase phase, int rank, int pid)
+{
+	struct release *rel = ctx;
+	char path[64];
+	FILE *f;
+
+	if (rank == 1)
+		rel->pid = pid;
+	if (phase != COL_PHASE_BETWEEN || rank != 1 || rel->done)
+		return 0;
+	rel->done = true;
+	snprintf(path, sizeof(path), "/tmp/md-dstate-%d.go", pid);
+	f = fopen(path, "w");
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+Test(e2e_fault, a_thread_that_does_not_stop_is_named_and_let_go,
+     .fini = job_fini, .timeout = 180)
+{
+	struct release rel = { 0 };
+	struct col_opts o = { .looks = 2, .interval_ms = 500,
+			      .fault = release_held, .fault_ctx = &rel };
+	struct tr_capture cap;
+	struct snap *s = NULL;
+	const char *why;
+	char *err, path[64], want[64];
+	bool named = false;
+	int rc;
+
+	why = tr_job_start(&job, "tests/fixtures/mpi/dstate.c", 2);
+	if (why)
+		cr_skip_test("%s", why);
+	o.pid = job.mpirun;
+	tr_stderr_begin(&cap);
+	rc = col_collect(&o, &s);
+	err = tr_stderr_end(&cap);
+	cr_assert_eq(rc, 0, "stderr: %s", err);
+	cr_expect(rel.done, "the looks never paused");
+	cr_expect_eq(s->ranks[1].state, SNAP_RANK_COLLECTED, "reason %s",
+		     s->ranks[1].reason ? s->ranks[1].reason : "-");
+	cr_expect_geq(s->ranks[1].nthreads, 1, "read from the other threads");
+	snprintf(want, sizeof(want), "rank 1 (pid %d): thread", rel.pid);
+	for (int i = 0; i < s->nnotes; i++)
+		named |= strstr(s->notes[i], want) &&
+			 strstr(s->notes[i], "did not stop");
+	cr_expect(named, "no note names the thread; stderr: %s", err);
+	/* Released between the looks, it stopped and was let go: no thread
+	 * of the job is traced any more. */
+	for (int i = 0; i < job.nranks; i++) {
+		char dir[64];
+		struct dirent *d;
+		DIR *dp;
+
+		snprintf(dir, sizeof(dir), "/proc/%d/task", job.ranks[i]);
+		dp = opendir(dir);
+		while (dp && (d = readdir(dp))) {
+			char st[384], line[256];
+			FILE *f;
+
+			if (d->d_name[0] == '.')
+				continue;
+			snprintf(st, sizeof(st), "%s/%s/status", dir, d->d_name);
+			f = fopen(st, "r");
+			while (f && fgets(line, sizeof(line), f))
+				if (!strncmp(line, "TracerPid:", 10))
+					cr_expect_eq(atoi(line + 10), 0,
+						     "thread %s of pid %d traced",
+						     d->d_name, job.ranks[i]);
+			if (f)
+				fclose(f);
+		}
+		if (dp)
+			closedir(dp);
+	}
+	snprintf(path, sizeof(path), "/tmp/md-dstate-%d.go", rel.pid);
+	unlink(path);
+	free(err);
+	snap_free(s);
 }
