@@ -1,4 +1,4 @@
-/* MPI_THREAD_MULTIPLE, 2 ranks, healthy: 4 threads per rank exchange messages with MPI_Isend/MPI_Irecv/MPI_Waitall (a tag per thread) and reduce with MPI_Iallreduce on a communicator per thread; rank 0 prints a checksum. */
+/* MPI_THREAD_MULTIPLE, 2 ranks, healthy: a deterministic spin (the job is still running when the tool looks), then 4 threads per rank exchange messages with MPI_Isend/MPI_Irecv/MPI_Waitall (a tag per thread) and reduce with MPI_Iallreduce on a communicator per thread; rank 0 prints a checksum. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <mpi.h>
@@ -7,6 +7,7 @@
 
 #define THREADS 4
 #define ROUNDS 200
+#define SPIN 1000000000ULL
 
 static int rank;
 static MPI_Comm comms[THREADS];
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
 {
 	int provided;
 	pthread_t th[THREADS];
-	unsigned long long total = 0;
+	unsigned long long total = 0, spin;
 
 	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
 	if (provided != MPI_THREAD_MULTIPLE) {
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
 	for (int t = 0; t < THREADS; t++)
 		MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
 	sample_mark("STARTED", rank);
+	spin = sample_spin(SPIN);
 	for (long t = 0; t < THREADS; t++)
 		pthread_create(&th[t], NULL, worker, (void *)t);
 	for (int t = 0; t < THREADS; t++) {
@@ -58,8 +60,8 @@ int main(int argc, char **argv)
 		total ^= sums[t] + (unsigned long long)t;
 	}
 	if (rank == 0)
-		printf("mtexchange threads=%d rounds=%d checksum=%llx\n",
-		       THREADS, ROUNDS, total);
+		printf("mtexchange threads=%d rounds=%d checksum=%llx "
+		       "spin=%llx\n", THREADS, ROUNDS, total, spin);
 	for (int t = 0; t < THREADS; t++)
 		MPI_Comm_free(&comms[t]);
 	MPI_Finalize();
