@@ -5,6 +5,8 @@
 #ifndef MD_COLLECT_INT_H
 #define MD_COLLECT_INT_H
 
+#include <signal.h>
+
 #include "collect.h"
 #include "dwlines.h"
 #include "dwtypes.h"
@@ -40,6 +42,8 @@ struct col {
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
 	bool dll_reported;
+	bool external_pace;	/* the caller times the looks (agent) */
+	sigset_t saved_mask;	/* while ranks are stopped */
 };
 
 /* A rank while it is stopped. */

@@ -143,6 +143,12 @@ int tgt_proc_stat(int pid, struct tgt_stat *st);
 void tgt_perm_reason(int pid, const char *yama_path, char *buf, size_t len);
 
 int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX]);
+/*
+ * /proc/PID/<which> for a file of NUL-separated strings ("environ",
+ * "cmdline"): *text (heap, the caller's, NUL-terminated after the last
+ * byte) holds *len bytes.  Quiet: -MD_E_NOSUCH, -MD_E_PERM.
+ */
+int tgt_proc_strings(int pid, const char *which, char **text, size_t *len);
 /* readlink /proc/PID/exe into a new heap string (*out). */
 int tgt_proc_exe(int pid, char **out);
 

@@ -77,6 +77,7 @@ static const struct key top_keys[RDL_COUNT] = {
 	{.name = "ops", .arr = C_OPS},
 	{.name = "threads", .arr = C_THREADS},
 	{.name = "note", .str = S_INTERN},
+	{.name = "collected_on", .str = S_INTERN},
 };
 static const struct key site_keys[RDS_COUNT] = {
 	{.name = "func", .str = S_INTERN},
