@@ -230,14 +230,12 @@ static void expect_same(const struct snap *a, const struct snap *b)
 			cr_skip_test("%s", why_);                         \
 	} while (0)
 
-Test(e2e_agents, ring_on_another_host_is_the_same_snapshot_as_on_one,
-     .fini = job_fini, .timeout = 240)
+static void same_as_one_host(const char *launcher)
 {
 	char *rsh, *out, *err, *one, *multi, *cmd;
 	struct snap *a, *b;
 	int rc;
 
-	START(4);
 	rsh = local_rsh();
 	one = xasprintf("%s/one.jsonl", job.dir);
 	multi = xasprintf("%s/multi.jsonl", job.dir);
@@ -246,7 +244,7 @@ Test(e2e_agents, ring_on_another_host_is_the_same_snapshot_as_on_one,
 			one);
 	rc = system(cmd);
 	cr_assert_eq(WEXITSTATUS(rc), 1, "one-host collection: %d", rc);
-	rc = front((const char *[]){ "--launcher", "ssh", "--rsh", rsh,
+	rc = front((const char *[]){ "--launcher", launcher, "--rsh", rsh,
 				     "--interval", "300", "--snapshot", multi,
 				     NULL }, &out, &err, 0);
 	cr_expect_eq(rc, 1, "status %d\n%s%s", rc, out, err);
@@ -258,13 +256,35 @@ Test(e2e_agents, ring_on_another_host_is_the_same_snapshot_as_on_one,
 	b = read_snap(multi);
 	expect_same(a, b);
 	cr_expect_str_eq(b->host, "md-front");
+	/* Through ssh the agent runs named after the rank's host; mpirun
+	 * sees that this machine is that host and starts it here (as
+	 * md-front): then only that it was collected by an agent. */
 	for (int i = 0; i < b->nranks; i++)
-		cr_expect_str_eq(nz(b->ranks[i].collected_on),
-				 nz(a->ranks[i].host), "rank %d", i);
+		if (!strcmp(launcher, "ssh"))
+			cr_expect_str_eq(nz(b->ranks[i].collected_on),
+					 nz(a->ranks[i].host), "rank %d", i);
+		else
+			cr_expect_not_null(b->ranks[i].collected_on);
 	snap_free(a);
 	snap_free(b);
 	expect_job_free();
 	free(rsh); free(out); free(err); free(one); free(multi); free(cmd);
+}
+
+Test(e2e_agents, ring_on_another_host_is_the_same_snapshot_as_on_one,
+     .fini = job_fini, .timeout = 240)
+{
+	START(4);
+	same_as_one_host("ssh");
+}
+
+/* The job's own mpirun starts the agent (its remote shell being the
+ * local one of these tests). */
+Test(e2e_agents, mpirun_launcher_gives_the_same_snapshot_as_one_host,
+     .fini = job_fini, .timeout = 240)
+{
+	START(4);
+	same_as_one_host("mpirun");
 }
 
 Test(e2e_agents, unreachable_host_leaves_its_ranks_not_collected,
@@ -371,13 +391,11 @@ Test(e2e_agents, slow_host_times_out_per_agent,
 	free(rsh); free(agent); free(out); free(err);
 }
 
-Test(e2e_agents, ctrl_c_at_the_front_end_lets_every_agent_detach,
-     .fini = job_fini, .timeout = 120)
+static void ctrl_c(const char *launcher)
 {
 	char *rsh, *agent, *text, *out, *err, *pidfile, *pidtext;
 	int rc, apid;
 
-	START(4);
 	rsh = local_rsh();
 	pidfile = xasprintf("%s/agent.pid", job.dir);
 	text = xasprintf("#!/bin/sh\necho $$ > %s\nexec \"%s\" \"$@\"\n",
@@ -385,9 +403,10 @@ Test(e2e_agents, ctrl_c_at_the_front_end_lets_every_agent_detach,
 	agent = script("pidagent", text);
 	/* A long interval: the interrupt comes between the looks or during
 	 * one; either way nothing may stay stopped. */
-	rc = front((const char *[]){ "--rsh", rsh, "--looks", "2",
-				     "--interval", "20000", "--agent", agent,
-				     NULL }, &out, &err, 2500);
+	rc = front((const char *[]){ "--launcher", launcher, "--rsh", rsh,
+				     "--looks", "2", "--interval", "20000",
+				     "--agent", agent, NULL }, &out, &err,
+		   3500);
 	cr_expect_eq(rc, 130, "status %d\n%s%s", rc, out, err);
 	cr_expect(strstr(err, "every agent detached its ranks and ended"),
 		  "%s", err);
@@ -401,4 +420,18 @@ Test(e2e_agents, ctrl_c_at_the_front_end_lets_every_agent_detach,
 	expect_job_free();
 	free(rsh); free(agent); free(text); free(out); free(err);
 	free(pidfile); free(pidtext);
+}
+
+Test(e2e_agents, ctrl_c_at_the_front_end_lets_every_agent_detach,
+     .fini = job_fini, .timeout = 120)
+{
+	START(4);
+	ctrl_c("ssh");
+}
+
+Test(e2e_agents, ctrl_c_reaches_agents_started_by_mpirun,
+     .fini = job_fini, .timeout = 120)
+{
+	START(4);
+	ctrl_c("mpirun");
 }
