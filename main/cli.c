@@ -28,6 +28,7 @@ enum {
 	OPT_RSH,
 	OPT_AGENT,
 	OPT_AGENT_TIMEOUT,
+	OPT_NO_TRACK,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -60,6 +61,7 @@ static const struct option cli_long[] = {
 	{ "rsh", required_argument, NULL, OPT_RSH },
 	{ "agent", required_argument, NULL, OPT_AGENT },
 	{ "agent-timeout", required_argument, NULL, OPT_AGENT_TIMEOUT },
+	{ "no-track", no_argument, NULL, OPT_NO_TRACK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -88,6 +90,7 @@ static unsigned int cli_allowed(int opt)
 		return FOR_REPORT | FOR_AGENT;
 	case OPT_TIMEOUT:
 	case OPT_KEEP_RUNNING:
+	case OPT_NO_TRACK:
 		return FOR_RUN;
 	default:
 		return FOR_REPORT;
@@ -228,6 +231,9 @@ static int cli_option(struct cli *c, int opt, const char *arg)
 	case OPT_AGENT_TIMEOUT:
 		return cli_int("--agent-timeout", arg, 1, 86400,
 			       &c->agent_timeout_s);
+	case OPT_NO_TRACK:
+		c->no_track = true;
+		return 0;
 	case 'v':
 		c->verbose++;
 		return 0;
@@ -354,7 +360,10 @@ int cli_collect(const struct cli *c, int pid,
 		.agent = c->agent,
 		.timeout_s = c->agent_timeout_s,
 	};
+	const char *no_ob1 = getenv("MD_NO_OB1");
 
+	/* The DLL's view only: for comparing, and the benchmark. */
+	o.col.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
 	return ag_collect(&o, out);
 }
 
@@ -439,6 +448,9 @@ void cli_usage(FILE *out)
 	      "run options:\n"
 	      "  --timeout SEC       deadline (default 300; 0 = wait forever)\n"
 	      "  --keep-running      at the deadline report, then leave the job running\n"
+	      "  --no-track          do not load libmdtrack.so into the ranks (by default\n"
+	      "                      mpirun -x LD_PRELOAD=... records where each request\n"
+	      "                      was posted and each collective's arguments)\n"
 	      "Other:\n"
 	      "  -v, --verbose       say more on stderr (repeatable)\n"
 	      "  -q, --quiet         no progress or notices on stderr\n"

@@ -33,6 +33,27 @@ static void copy_ops(struct snap *dst, const struct snap *src,
 		o->comm = comm_map(dst, src, r->ops[i].comm);
 		for (int k = 0; k < o->nextra && k < 5; k++)
 			o->extra[k] = snap_str(dst, r->ops[i].extra[k]);
+		o->req_type = snap_str(dst, r->ops[i].req_type);
+		o->datatype = snap_str(dst, r->ops[i].datatype);
+	}
+}
+
+static void copy_track(struct snap *dst, const struct snap *src,
+		       struct snap_rank *d, const struct snap_rank *r)
+{
+	d->track = r->ntrack ? xmalloc((size_t)r->ntrack * sizeof(*d->track))
+			     : NULL;
+	for (int i = 0; i < r->ntrack; i++) {
+		struct snap_track_rec *t = &d->track[i];
+
+		*t = r->track[i];
+		t->comm = comm_map(dst, src, r->track[i].comm);
+		t->call = snap_str(dst, t->call);
+		t->comm_name = snap_str(dst, t->comm_name);
+		t->datatype_name = snap_str(dst, t->datatype_name);
+		t->op_name = snap_str(dst, t->op_name);
+		t->func = snap_str(dst, t->func);
+		t->file = snap_str(dst, t->file);
 	}
 }
 
@@ -69,6 +90,7 @@ void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
 	for (int t = 0; t < d->nthreads; t++)
 		free(d->threads[t].frames);
 	free(d->threads);
+	free(d->track);
 	*d = *r;
 	d->rank = rank;
 	d->host = snap_str(dst, r->host);
@@ -87,4 +109,5 @@ void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
 	}
 	copy_ops(dst, src, d, r);
 	copy_threads(dst, d, r);
+	copy_track(dst, src, d, r);
 }

@@ -77,6 +77,7 @@ static const struct key top_keys[RDL_COUNT] = {
 	{.name = "ops", .arr = C_OPS},
 	{.name = "threads", .arr = C_THREADS},
 	{.name = "note", .str = S_INTERN},
+	{.name = "track"},	/* only noted: snapread_track.c reads it */
 	{.name = "collected_on", .str = S_INTERN},
 };
 static const struct key site_keys[RDS_COUNT] = {
@@ -102,6 +103,11 @@ static const struct key op_keys[RDO_COUNT] = {
 	{.name = "request", .str = S_ADDR},
 	{.name = "corrected"},
 	{.name = "extra", .arr = C_EXTRA},
+	{.name = "source", .str = S_INTERN},
+	{.name = "type", .str = S_INTERN},
+	{.name = "datatype", .str = S_INTERN},
+	{.name = "count"},
+	{.name = "seq"},
 };
 static const struct key actual_keys[RDA_COUNT] = {
 	{.name = "peer"},
