@@ -49,6 +49,12 @@ static void child_setup(pid_t parent, const char *out, const char *err)
 struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 			const char *dir)
 {
+	return mj_start_hosts(mpirun, prog, np, dir, NULL);
+}
+
+struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
+			      const char *dir, const char *hostfile)
+{
 	struct mj_job *j = xcalloc(1, sizeof(*j));
 	char nps[16];
 	pid_t parent = getpid();
@@ -66,8 +72,15 @@ struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 	}
 	if (j->pid == 0) {
 		child_setup(parent, j->out, j->err);
-		execlp(mpirun, mpirun, "--allow-run-as-root", "--oversubscribe",
-		       "--mca", "pml", "ob1", "-np", nps, prog, (char *)NULL);
+		if (hostfile)
+			execlp(mpirun, mpirun, "--allow-run-as-root",
+			       "--oversubscribe", "--hostfile", hostfile,
+			       "--map-by", "node", "--mca", "pml", "ob1", "-np",
+			       nps, prog, (char *)NULL);
+		else
+			execlp(mpirun, mpirun, "--allow-run-as-root",
+			       "--oversubscribe", "--mca", "pml", "ob1", "-np",
+			       nps, prog, (char *)NULL);
 		fprintf(stderr, "exec %s: %s\n", mpirun, strerror(errno));
 		_exit(127);
 	}

@@ -31,6 +31,11 @@ struct mj_job {
  */
 struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 			const char *dir);
+/* The same spread over the hosts of an Open MPI hostfile (--map-by node:
+ * rank r on host r mod hosts); its ranks are not this machine's
+ * children, so mj_scan_ranks finds none. */
+struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
+			      const char *dir, const char *hostfile);
 
 /*
  * Wait until the job's stdout holds at least n lines starting with
