@@ -435,3 +435,54 @@ Test(e2e_agents, ctrl_c_reaches_agents_started_by_mpirun,
 	START(4);
 	ctrl_c("mpirun");
 }
+
+/*
+ * `run` on a job spread over 3 hosts of the test cluster: at the deadline
+ * it collects through the agents, reports the deadlock with every host's
+ * ranks collected there, and ends the job.
+ */
+Test(e2e_hosts_run, run_reports_a_ring_spread_over_three_hosts,
+     .timeout = 240)
+{
+	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
+	const char *bin = getenv("MD_BIN"), *build = getenv("MD_BUILD");
+	char *ring, *cmd, *out = NULL;
+	size_t len = 0;
+	FILE *p;
+	int st;
+
+	if (!hf || access(hf, R_OK))
+		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
+			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
+			     "test through scripts/test.sh does)");
+	if (!bin || !build)
+		cr_skip_test("MD_BIN or MD_BUILD is not set (run through make)");
+	ring = xasprintf("%s/samples/debian/ring", build);
+	if (access(ring, X_OK))
+		cr_skip_test("%s is not built (make samples)", ring);
+	cmd = xasprintf("%s run --timeout 10 --interval 300 -- mpirun "
+			"--allow-run-as-root --oversubscribe --hostfile %s "
+			"--map-by node --mca pml ob1 -np 6 %s 2>/dev/null",
+			bin, hf, ring);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	if (getdelim(&out, &len, 0, p) < 0) {
+		free(out);
+		out = xstrdup("");
+	}
+	st = pclose(p);
+	cr_expect_eq(WEXITSTATUS(st), 1, "status %d\n%s", st, out);
+	cr_expect(strstr(out, "DEADLOCK: 6 of 6 ranks are in a cycle"), "%s",
+		  out);
+	/* --map-by node: host i holds ranks i and i+3, read there. */
+	for (int h = 0; h < 3; h++) {
+		char *want = xasprintf(": ranks %d,%d, collected on ", h, h + 3);
+
+		cr_expect(strstr(out, want), "no line '%s' in\n%s", want, out);
+		free(want);
+	}
+	cr_expect(!strstr(out, "not collected"), "%s", out);
+	free(out);
+	free(cmd);
+	free(ring);
+}
