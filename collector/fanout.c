@@ -189,19 +189,36 @@ static void reap(struct conn *c, bool block)
 		c->reaped = true;
 }
 
-/* The last non-empty line of its stderr ("" if none). */
+/* What its stderr ended with, as one line ("" if nothing): the last
+ * lines that say something, joined (mpirun frames its messages in lines
+ * of dashes). */
 static char *err_line(struct conn *c)
 {
-	char *t = xstrndup(c->etail, c->elen), *end, *start;
+	char *t = xstrndup(c->etail, c->elen), *lines[6], *p, *save = NULL;
+	char *out = xstrdup("");
+	int n = 0;
 
-	end = t + strlen(t);
-	while (end > t && (end[-1] == '\n' || end[-1] == '\r' ||
-			   end[-1] == ' '))
-		*--end = 0;
-	start = strrchr(t, '\n');
-	start = start ? xstrdup(start + 1) : xstrdup(t);
+	for (p = strtok_r(t, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		char *e = p + strlen(p);
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (e > p && (e[-1] == '\r' || e[-1] == ' '))
+			*--e = 0;
+		if (!*p || strspn(p, "-=*") == strlen(p))
+			continue;
+		if (n == 6)
+			memmove(lines, lines + 1, 5 * sizeof(*lines)), n = 5;
+		lines[n++] = p;
+	}
+	for (int i = 0; i < n && strlen(out) < 300; i++) {
+		char *j = xasprintf("%s%s%s", out, *out ? " " : "", lines[i]);
+
+		free(out);
+		out = j;
+	}
 	free(t);
-	return start;
+	return out;
 }
 
 static void read_fd(struct conn *c, int *fd, bool is_out)
@@ -322,8 +339,10 @@ static void explain_end(struct fan *f, struct conn *c, const char *when)
 		fail(c, "host %s unreachable: %s", c->host,
 		     *e ? e : "the remote shell failed with status 255");
 	else if (!strcmp(when, "start") && (strstr(e, "No such file") ||
-		 strstr(e, "not found") || (c->reaped && WIFEXITED(c->status) &&
-					    WEXITSTATUS(c->status) == 127)))
+		 strstr(e, "not found") ||
+		 strstr(e, "could not access or execute") ||
+		 (c->reaped && WIFEXITED(c->status) &&
+		  WEXITSTATUS(c->status) == 127)))
 		fail(c, "no agent at %s on host %s: %s (install mpi-deadlock %s "
 		     "there, or give its path with --agent)", f->ln.agent,
 		     c->host, e, MD_VERSION);
