@@ -684,6 +684,12 @@ int ag_collect(const struct ag_opts *o, struct snap **out)
 	struct snap *merged = NULL;
 	int rc, k;
 
+	/* Where the job's mpirun is not (the gstack hook on a host of a
+	 * many-host job): only this host's ranks can be had. */
+	if (ag_daemon_of(o->col.pid) > 0) {
+		co.pid = ag_daemon_of(o->col.pid);
+		return ag_collect_daemon(&co, out);
+	}
 	co.external_pace = true;
 	rc = col_open(&co, &f.col);
 	if (rc < 0)

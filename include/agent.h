@@ -64,4 +64,18 @@ struct ag_opts {
  */
 int ag_collect(const struct ag_opts *o, struct snap **out);
 
+/* Is pid an Open MPI daemon (orted, prted)? */
+bool ag_is_daemon(int pid);
+/* pid if it is a daemon, its parent if that is one (a rank started by
+ * it), else 0. */
+int ag_daemon_of(int pid);
+
+/*
+ * Collect the ranks of this host of a job whose mpirun runs elsewhere,
+ * o->pid being the job's daemon here (orted): its children that name
+ * their rank in OMPI_COMM_WORLD_RANK; the other ranks "remote".  Returns
+ * as col_collect.
+ */
+int ag_collect_daemon(const struct col_opts *o, struct snap **out);
+
 #endif /* MD_AGENT_H */

@@ -22,6 +22,7 @@
 
 #include "md.h"
 #include "snap.h"
+#include "support/mpijob.h"
 #include "support/tracee.h"
 
 static struct tr_job job;
@@ -482,6 +483,65 @@ Test(e2e_hosts_run, run_reports_a_ring_spread_over_three_hosts,
 		free(want);
 	}
 	cr_expect(!strstr(out, "not collected"), "%s", out);
+	free(out);
+	free(cmd);
+	free(ring);
+}
+
+/*
+ * The gstack hook as Open MPI's daemon runs it on a host of a many-host
+ * job (`gstack RANKPID` inside that host, the rank's parent being orted):
+ * it reports the ranks of its host, the others "not read", exit 2.
+ */
+Test(e2e_hosts_run, gstack_on_a_host_without_mpirun_reports_its_ranks,
+     .timeout = 240)
+{
+	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
+	const char *cl = getenv("MD_CLUSTER_SCRIPT");
+	const char *bin = getenv("MD_BIN"), *build = getenv("MD_BUILD");
+	char *ring, *cmd, *out = NULL, *dir;
+	struct mj_job *j;
+	size_t len = 0;
+	FILE *p;
+	int st;
+
+	if (!hf || !cl || access(hf, R_OK))
+		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
+			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
+			     "test through scripts/test.sh does)");
+	if (!bin || !build)
+		cr_skip_test("MD_BIN or MD_BUILD is not set (run through make)");
+	ring = xasprintf("%s/samples/debian/ring", build);
+	if (access(ring, X_OK))
+		cr_skip_test("%s is not built (make samples)", ring);
+	dir = xstrdup("/tmp/md-gstack.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	j = mj_start_hosts("mpirun", ring, 6, dir, hf);
+	cr_assert_not_null(j);
+	if (mj_wait_lines(j, "MD-READY", 6, 90000)) {
+		mj_end(j);
+		cr_assert_fail("the job did not start on the cluster");
+	}
+	/* The second host holds ranks 1 and 4 (--map-by node). */
+	cmd = xasprintf("%s exec $(echo $MD_CLUSTER_HOSTS | cut -d' ' -f2) "
+			"sh -c 'for d in /proc/[0-9]*; do [ \"$(cat $d/comm "
+			"2>/dev/null)\" = ring ] && exec %s gstack --looks 2 "
+			"--interval 300 ${d#/proc/}; done; echo no rank; exit 9'"
+			" 2>/dev/null", cl, bin);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	if (getdelim(&out, &len, 0, p) < 0) {
+		free(out);
+		out = xstrdup("");
+	}
+	st = pclose(p);
+	mj_end(j);
+	cr_expect_eq(WEXITSTATUS(st), 2, "status %d\n%s", st, out);
+	cr_expect(strstr(out, ": ranks 1,4, collected on "), "%s", out);
+	cr_expect(strstr(out, "only the 2 ranks of host "), "%s", out);
+	cr_expect(strstr(out, "ranks 1,4: MPI_Recv at "), "%s", out);
+	mj_rmdir(dir);
+	free(dir);
 	free(out);
 	free(cmd);
 	free(ring);
