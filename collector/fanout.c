@@ -332,7 +332,15 @@ static void explain_end(struct fan *f, struct conn *c, const char *when)
 			break;
 		read_fd(c, &c->err, false);
 	}
-	reap(c, false);
+	/* Its output ends a moment before it does: its exit status tells
+	 * the launcher's failures apart. */
+	for (int i = 0; i < 100 && !c->reaped; i++) {
+		struct timespec ts = { 0, 10 * 1000000L };
+
+		reap(c, false);
+		if (!c->reaped)
+			nanosleep(&ts, NULL);
+	}
 	e = err_line(c);
 	if (!strcmp(when, "start") && c->reaped && WIFEXITED(c->status) &&
 	    WEXITSTATUS(c->status) == 255 && f->ln.launcher == AG_LAUNCH_SSH)

@@ -546,3 +546,57 @@ Test(e2e_hosts_run, gstack_on_a_host_without_mpirun_reports_its_ranks,
 	free(cmd);
 	free(ring);
 }
+
+/* Real hosts whose sshd cannot be reached (a port nobody listens on):
+ * each host's ranks name the host and ssh's own error, exit 2. */
+Test(e2e_hosts_run, unreachable_hosts_name_ssh_s_own_error, .timeout = 240)
+{
+	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
+	const char *state = getenv("MD_CLUSTER_STATE");
+	const char *bin = getenv("MD_BIN"), *build = getenv("MD_BUILD");
+	char *ring, *cmd, *out = NULL, *dir;
+	struct mj_job *j;
+	size_t len = 0;
+	FILE *p;
+	int st, n = 0;
+
+	if (!hf || !state || access(hf, R_OK))
+		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
+			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
+			     "test through scripts/test.sh does)");
+	if (!bin || !build)
+		cr_skip_test("MD_BIN or MD_BUILD is not set (run through make)");
+	ring = xasprintf("%s/samples/debian/ring", build);
+	if (access(ring, X_OK))
+		cr_skip_test("%s is not built (make samples)", ring);
+	dir = xstrdup("/tmp/md-unreach.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+	j = mj_start_hosts("mpirun", ring, 6, dir, hf);
+	cr_assert_not_null(j);
+	if (mj_wait_lines(j, "MD-READY", 6, 90000)) {
+		mj_end(j);
+		cr_assert_fail("the job did not start on the cluster");
+	}
+	cmd = xasprintf("%s --attach %d --looks 1 --launcher ssh --rsh "
+			"'ssh -F %s/ssh_config -p 2' 2>/dev/null", bin,
+			(int)j->pid, state);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	if (getdelim(&out, &len, 0, p) < 0) {
+		free(out);
+		out = xstrdup("");
+	}
+	st = pclose(p);
+	mj_end(j);
+	cr_expect_eq(WEXITSTATUS(st), 2, "status %d\n%s", st, out);
+	for (const char *q = out; (q = strstr(q, "(not collected: host ")); q++)
+		n += !!strstr(q, " unreachable: ssh: connect to host ") &&
+		     strstr(q, " unreachable: ssh: connect to host ") <
+			     strchr(q, '\n');
+	cr_expect_eq(n, 3, "3 hosts unreachable expected:\n%s", out);
+	mj_rmdir(dir);
+	free(dir);
+	free(out);
+	free(cmd);
+	free(ring);
+}
