@@ -172,15 +172,15 @@ static bool op_usable(const struct snap_op *op)
 	return op->kind != SNAP_OP_UNEXPECTED && op->status != SNAP_ST_COMPLETE;
 }
 
-static bool op_fits(enum anl_call_class cls, const struct snap_op *op)
+static bool op_fits(enum md_call_class cls, const struct snap_op *op)
 {
 	if (!op_usable(op))
 		return false;
-	if (cls == ANL_CALL_RECV)
+	if (cls == MD_CALL_RECV)
 		return op->kind == SNAP_OP_RECV;
-	if (cls == ANL_CALL_SEND)
+	if (cls == MD_CALL_SEND)
 		return op->kind == SNAP_OP_SEND;
-	return cls != ANL_CALL_PROBE;
+	return cls != MD_CALL_PROBE && cls != MD_CALL_RMA_SYNC;
 }
 
 /* The node an operation waits on: its peer, or "any member" for a
@@ -222,17 +222,17 @@ static void add_op_edge(struct bctx *b, int rank, int k)
 /* MPI_Recv (or Send, Wait) with several candidate ops: which one blocks
  * is not known, so any of them completing is taken to release the rank
  * (the conservative reading: it never invents a deadlock). */
-static enum wfg_cond p2p_cond(enum anl_call_class cls, int nrecv, int nsend,
+static enum wfg_cond p2p_cond(enum md_call_class cls, int nrecv, int nsend,
 			      uint8_t *miss)
 {
 	int n = nrecv + nsend;
 
 	switch (cls) {
-	case ANL_CALL_WAITALL:
+	case MD_CALL_WAITALL:
 		return WFG_AND;
-	case ANL_CALL_WAITANY:
+	case MD_CALL_WAITANY:
 		return WFG_OR;
-	case ANL_CALL_SENDRECV:
+	case MD_CALL_SENDRECV:
 		if (nrecv <= 1 && nsend <= 1)
 			return WFG_AND;
 		break;
@@ -248,11 +248,11 @@ static enum wfg_cond p2p_cond(enum anl_call_class cls, int nrecv, int nsend,
 /* No op to go by: the rank waits on someone we cannot name.  Any rank of
  * MPI_COMM_WORLD releasing is the most hopeful reading, so a deadlock
  * found with it holds; the pessimistic run treats the rank as stuck. */
-static void add_guess(struct bctx *b, int rank, enum anl_call_class cls)
+static void add_guess(struct bctx *b, int rank, enum md_call_class cls)
 {
 	struct anl_ev ev = { rank, -1, b->r->world,
-			     cls == ANL_CALL_SEND ? ANL_EK_SEND : ANL_EK_RECV,
-			     true, cls != ANL_CALL_SEND };
+			     cls == MD_CALL_SEND ? ANL_EK_SEND : ANL_EK_RECV,
+			     true, cls != MD_CALL_SEND };
 
 	b->r->ranks[rank].miss |= ANL_MISS_NOOP;
 	wfg_add_edge(b->r->g, rank, any_node(b, b->r->world),
@@ -296,7 +296,7 @@ static bool in_transfer(const struct snap *s, int rank,
 /* Returns the rank's condition; guessed set when the ops did not tell,
  * transfer when a message in transfer is enough to release the rank. */
 static enum wfg_cond link_p2p(struct bctx *b, int rank,
-			      enum anl_call_class cls, bool *guessed,
+			      enum md_call_class cls, bool *guessed,
 			      bool *transfer)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
@@ -328,10 +328,10 @@ static enum wfg_cond link_p2p(struct bctx *b, int rank,
 }
 
 static void link_coll(struct bctx *b, int rank, const char *call,
-		      enum anl_call_class cls, bool *guessed)
+		      enum md_call_class cls, bool *guessed)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
-	bool fin = cls == ANL_CALL_FINALIZE, inferred = false;
+	bool fin = cls == MD_CALL_FINALIZE, inferred = false;
 	int comm = fin ? b->r->world : coll_comm(b, sr, &inferred);
 	int node = coll_node(b, comm, call, inferred);
 	struct anl_ev ev = { rank, -1, comm,
@@ -358,13 +358,13 @@ static int app_calls(const struct snap_rank *sr, const char **calls,
 	*free_thread = false;
 	for (int t = 0; t < sr->nthreads; t++) {
 		const struct snap_thread *th = &sr->threads[t];
-		enum anl_call_class cls = anl_call_class(th->mpi_call);
+		enum md_call_class cls = anl_call_class(th->mpi_call);
 
 		if (th->progress_thread)
 			continue;
-		if (cls == ANL_CALL_NONBLOCKING)
+		if (cls != MD_CALL_NONE && !md_call_blocks(cls))
 			*free_thread = true;
-		else if (cls != ANL_CALL_NONE)
+		else if (cls != MD_CALL_NONE)
 			calls[n++] = th->mpi_call;
 	}
 	return n;
@@ -374,7 +374,7 @@ static enum wfg_state classify(struct bctx *b, int rank, bool *free_thread)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
 	struct anl_rank *ar = &b->r->ranks[rank];
-	enum anl_call_class cls = anl_call_class(sr->mpi_call);
+	enum md_call_class cls = anl_call_class(sr->mpi_call);
 
 	if (sr->state == SNAP_RANK_GONE)
 		return WFG_GONE;
@@ -383,8 +383,7 @@ static enum wfg_state classify(struct bctx *b, int rank, bool *free_thread)
 		return WFG_UNKNOWN;
 	}
 	/* A rank whose MPI state moved between looks is slow, not stuck. */
-	if (cls == ANL_CALL_NONE || cls == ANL_CALL_NONBLOCKING ||
-	    sr->progress == SNAP_PROGRESS_CHANGED || *free_thread)
+	if (!md_call_blocks(cls) || sr->progress == SNAP_PROGRESS_CHANGED || *free_thread)
 		return WFG_ACTIVE;
 	if (sr->progress == SNAP_PROGRESS_UNKNOWN)
 		ar->miss |= ANL_MISS_ONELOOK;
@@ -402,9 +401,9 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 	bool p2p = false;
 
 	for (int i = 0; i < n; i++) {
-		enum anl_call_class cls = anl_call_class(calls[i]);
+		enum md_call_class cls = anl_call_class(calls[i]);
 
-		if (cls == ANL_CALL_COLL || cls == ANL_CALL_FINALIZE)
+		if (md_call_collective(cls))
 			link_coll(b, rank, calls[i], cls, guessed);
 		else
 			p2p = true;
@@ -412,7 +411,7 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 	if (p2p) {
 		bool transfer = false;
 
-		link_p2p(b, rank, ANL_CALL_WAITANY, guessed, &transfer);
+		link_p2p(b, rank, MD_CALL_WAITANY, guessed, &transfer);
 		if (transfer)
 			b->r->ranks[rank].transfer = 1;
 	}
@@ -424,15 +423,14 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 	bool free_thread, guessed = false;
 	int n = app_calls(sr, calls, &free_thread);
 	enum wfg_state st = classify(b, rank, &free_thread);
-	enum anl_call_class cls = anl_call_class(sr->mpi_call);
+	enum md_call_class cls = anl_call_class(sr->mpi_call);
 	enum wfg_cond cond = WFG_AND;
 
 	b->r->ranks[rank].state = (uint8_t)st;
 	if (st == WFG_BLOCKED && n >= 2) {
 		link_threads(b, rank, calls, n, &guessed);
 		cond = WFG_OR;
-	} else if (st == WFG_BLOCKED &&
-		   (cls == ANL_CALL_COLL || cls == ANL_CALL_FINALIZE)) {
+	} else if (st == WFG_BLOCKED && md_call_collective(cls)) {
 		link_coll(b, rank, sr->mpi_call, cls, &guessed);
 	} else if (st == WFG_BLOCKED) {
 		bool transfer = false;
