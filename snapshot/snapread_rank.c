@@ -32,6 +32,10 @@ static const char *status_name(int i)
 {
 	return snap_status_name(i);
 }
+static const char *source_name(int i)
+{
+	return snap_source_name(i);
+}
 
 static int read_site(struct snaprd *r, struct snap_rank *k)
 {
@@ -98,7 +102,8 @@ static int read_queues(struct snaprd *r, struct snap_rank *k)
 	const struct snaprd_val *none = &r->queues[RDQ_NONE];
 
 	if (snaprd_bool(r, &r->top[RDL_UNEXPECTED], "unexpected",
-			&k->unexpected_available))
+			&k->unexpected_available) ||
+	    snaprd_bool(r, &r->top[RDL_OB1], "ob1", &k->ob1))
 		return -MD_E_INPUT;
 	if (v->type == SNAPRD_ABSENT || v->type == SNAPRD_NULL)
 		return 0;
@@ -189,7 +194,7 @@ static int read_op(struct snaprd *r, struct snap_op *op,
 		   const struct snaprd_op *o)
 {
 	const struct snaprd_val *v = o->v;
-	int kind, status;
+	int kind, status, source;
 
 	if (!o->object)
 		return snaprd_fail(r, "ops",
@@ -212,10 +217,14 @@ static int read_op(struct snaprd *r, struct snap_op *op,
 	    snaprd_addr(r, &v[RDO_REQUEST], "request", &op->request) ||
 	    snaprd_bool(r, &v[RDO_CORRECTED], "corrected",
 			&op->status_corrected) ||
-	    read_extra(r, op, o))
+	    read_extra(r, op, o) ||
+	    snaprd_enum(r, &v[RDO_SOURCE], "source", source_name, 2, 0,
+			&source) ||
+	    snaprd_bool(r, &v[RDO_PROBE], "probe", &op->probe))
 		return -MD_E_INPUT;
 	op->kind = kind;
 	op->status = status;
+	op->source = (uint8_t)source;
 	return 0;
 }
 

@@ -77,6 +77,9 @@ static const struct key top_keys[RDL_COUNT] = {
 	{.name = "ops", .arr = C_OPS},
 	{.name = "threads", .arr = C_THREADS},
 	{.name = "note", .str = S_INTERN},
+	{.name = "topo", .str = S_INTERN},
+	{.name = "neighbors", .str = S_INTERN},
+	{.name = "ob1"},
 };
 static const struct key site_keys[RDS_COUNT] = {
 	{.name = "func", .str = S_INTERN},
@@ -101,6 +104,8 @@ static const struct key op_keys[RDO_COUNT] = {
 	{.name = "request", .str = S_ADDR},
 	{.name = "corrected"},
 	{.name = "extra", .arr = C_EXTRA},
+	{.name = "source", .str = S_INTERN},
+	{.name = "probe"},
 };
 static const struct key actual_keys[RDA_COUNT] = {
 	{.name = "peer"},
