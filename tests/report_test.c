@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "support/invariant.h"
 #include "support/snapbuild.h"
 
 #define EXPECTED_DIR "tests/expected/reports/"
@@ -22,6 +23,7 @@ static char *render(const struct snap *s, const struct anl_opts *o)
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
+	inv_check(s, "report test");
 	anl_report(r, o, f);
 	fclose(f);
 	anl_result_free(r);
@@ -185,5 +187,41 @@ Test(report, junit_failure_carries_the_verdict)
 			      "in a cycle (MPI_COMM_WORLD)\">"), "%s", xml);
 	free(xml);
 	anl_result_free(r);
+	snap_free(s);
+}
+
+/* MPI_Reduce with two roots: the reason, and each rank's internal
+ * receive from the other as ob1 shows it. */
+Test(report, stuck_collective_names_the_reason_and_internal_requests)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Reduce", "root.c", 12);
+	sb_call(s, 1, "MPI_Reduce", "root.c", 14);
+	sb_ob1_op(s, 0, SNAP_OP_RECV, 0, 1, -21, false);
+	sb_ob1_op(s, 1, SNAP_OP_RECV, 0, 0, -21, false);
+	compare(s, &text, "stuck_reduce.txt");
+	compare(s, &json, "stuck_reduce.json");
+	snap_free(s);
+}
+
+Test(report, stuck_collective_without_ob1_says_what_could_not_be_seen)
+{
+	struct snap *s = sb_new(3);
+
+	for (int i = 0; i < 3; i++)
+		sb_call(s, i, "MPI_Gather", "cnt.c", 20);
+	compare(s, &text, "stuck_noev.txt");
+	snap_free(s);
+}
+
+Test(report, spin_wait_edge_is_inferred)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Test", "spin.c", 17);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 1, 2, 8);
+	sb_recv(s, 1, 0, 3, "spin.c", 24);
+	compare(s, &text, "spin.txt");
 	snap_free(s);
 }
