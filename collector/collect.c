@@ -274,9 +274,11 @@ int col_collect(const struct col_opts *o, struct snap **out)
 			break;
 		}
 	}
+	c.topo = topo_acc_new();
 	pthread_sigmask(SIG_BLOCK, &jobctl, &saved);
 	rc = take_looks(&c);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	topo_acc_finish(c.topo, c.s);
 	free(c.tgts);
 	col_images_free(&c);
 	dl_cache_free(c.lines);

@@ -12,6 +12,7 @@
 #include "mqdhost.h"
 #include "snap.h"
 #include "target.h"
+#include "topo.h"
 
 /* One DLL, loaded once per distinct path. */
 struct col_dll {
@@ -39,6 +40,7 @@ struct col {
 	struct col_image *images;
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
+	struct topo_acc *topo;	/* distributed graphs' rows, gathered */
 	bool dll_reported;
 };
 

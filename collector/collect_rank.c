@@ -152,6 +152,7 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 	struct col_image *im;
 	struct col_dll *d;
 	char *path;
+	int rc;
 
 	if (!libmpi) {
 		no_queues(c, r, "libmpi is not loaded in this process");
@@ -180,7 +181,12 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 					  : "no type information for libmpi");
 		return 0;
 	}
-	return mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
+	rc = mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
+	/* The topologies, for neighbour collectives: beside the DLL, which
+	 * does not read them. */
+	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
+		topo_read(&col_proc_ops, cr, im->types, c->s, r, c->topo);
+	return rc;
 }
 
 int col_read_rank(struct col_rank *cr, struct snap_rank *r)

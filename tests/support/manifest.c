@@ -132,6 +132,10 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 	}
 	if (!strcmp(f[0], "stuck"))
 		return add_stuck(s, f, n);
+	if (!strcmp(f[0], "topology") && n == 3 && !s->topology) {
+		s->topology = xasprintf("%s %s", f[1], f[2]);
+		return 0;
+	}
 	if (!strcmp(f[0], "output") && n >= 2) {
 		s->output = xrealloc(s->output,
 				     (size_t)(s->noutput + 1) * sizeof(char *));
@@ -218,6 +222,7 @@ static void free_sample(struct mf_sample *s)
 		free(s->output[i]);
 	free(s->stuck);
 	free(s->output);
+	free(s->topology);
 	free(s->deadlocked);
 	free(s->behind);
 	free(s->name);
