@@ -23,7 +23,7 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 
-PKGS = igraph libelf libunwind-ptrace json-c yajl
+PKGS = igraph libelf libunwind-generic json-c yajl
 DWARF_CFLAGS = -I/usr/include/libdwarf
 DWARF_LIBS = -ldwarf
 
@@ -42,12 +42,23 @@ MAIN_OBJ = $(MAIN_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 BIN = $(BUILD)/mpi-deadlock
+
+# The interposition library (track/): built with the MPI headers of the
+# mpicc in PATH, not linked against libmpi (it binds to the rank's own).
+MPICC ?= mpicc
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile-info 2>/dev/null | sed 's/^[^ ]* //')
+TRACKLIB = $(if $(MPI_CFLAGS),$(BUILD)/lib/mpi-deadlock/libmdtrack.so)
 LIBMD = $(BUILD)/libmd.a
 TESTBIN = $(BUILD)/md-tests
 
 .PHONY: all test unit e2e asan valgrind bench bench-accuracy fuzz install clean samples types
 
-all: $(BIN)
+all: $(BIN) $(TRACKLIB)
+
+
+$(BUILD)/lib/mpi-deadlock/libmdtrack.so: track/mdtrack.c include/mdtrack.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -84,13 +95,13 @@ samples: $(BIN)
 
 # All tests, one Criterion run: its closing "Synthesis" line has the counts.
 # Tests run one at a time: end-to-end jobs busy-poll on the two cores.
-test: $(BIN) $(TESTBIN) samples
+test: $(BIN) $(TRACKLIB) $(TESTBIN) samples
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 $(TESTFLAGS)
 
-unit: $(BIN) $(TESTBIN)
+unit: $(BIN) $(TRACKLIB) $(TESTBIN)
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) MD_UNIT_ONLY=1 $(TESTBIN) --jobs 1 --filter '!(e2e*)/*' $(TESTFLAGS)
 
-e2e: $(BIN) $(TESTBIN) samples
+e2e: $(BIN) $(TRACKLIB) $(TESTBIN) samples
 	MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 --filter 'e2e*/*' $(TESTFLAGS)
 
 asan:
@@ -113,9 +124,10 @@ bench-accuracy: $(BIN)
 fuzz:
 	@scripts/fuzz.sh
 
-install: $(BIN)
+install: $(BIN) $(TRACKLIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/mpi-deadlock
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mpi-deadlock
+	$(if $(TRACKLIB),install -d $(DESTDIR)$(PREFIX)/lib/mpi-deadlock && install -m 755 $(TRACKLIB) $(DESTDIR)$(PREFIX)/lib/mpi-deadlock/libmdtrack.so)
 	install -m 755 scripts/gstack $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock/gstack
 	install -m 644 doc/mpi-deadlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/mpi-deadlock.1
 	install -m 644 collector/typeprov/*.c collector/typeprov/*.h $(DESTDIR)$(PREFIX)/share/mpi-deadlock/

@@ -113,6 +113,11 @@ static bool op_usable(const struct snap_op *op)
 	return op->kind != SNAP_OP_UNEXPECTED && op->status != SNAP_ST_COMPLETE;
 }
 
+bool anl_op_probe(const struct snap_op *op)
+{
+	return op->req_type && strstr(op->req_type, "probe");
+}
+
 bool anl_op_internal(const struct snap_op *op)
 {
 	return op->kind != SNAP_OP_UNEXPECTED && !op->any_tag && op->tag < 0;
@@ -129,18 +134,18 @@ static bool op_fits(enum md_call_class cls, const struct snap_op *op)
 		return false;
 	switch (cls) {
 	case MD_CALL_PROBE:
-		return op->probe;
+		return anl_op_probe(op);
 	case MD_CALL_RECV:
-		return op->kind == SNAP_OP_RECV && !op->probe &&
+		return op->kind == SNAP_OP_RECV && !anl_op_probe(op) &&
 		       !anl_op_internal(op);
 	case MD_CALL_SEND:
 		return op->kind == SNAP_OP_SEND && !anl_op_internal(op);
 	case MD_CALL_SENDRECV:
-		return !op->probe && !anl_op_internal(op);
+		return !anl_op_probe(op) && !anl_op_internal(op);
 	case MD_CALL_RMA_SYNC:
 		return false;
 	default:
-		return !op->probe;
+		return !anl_op_probe(op);
 	}
 }
 
@@ -174,7 +179,7 @@ static void add_op_edge(struct bctx *b, int rank, int k)
 {
 	const struct snap_op *op = &b->s->ranks[rank].ops[k];
 	struct anl_ev ev = { rank, k, op->comm,
-			     op->probe ? ANL_EK_PROBE :
+			     anl_op_probe(op) ? ANL_EK_PROBE :
 			     op->kind == SNAP_OP_SEND ? ANL_EK_SEND : ANL_EK_RECV,
 			     (b->r->ranks[rank].miss & ANL_MISS_SPIN) != 0,
 			     false };

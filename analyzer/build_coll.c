@@ -217,10 +217,15 @@ struct inst {
 	bool evidence;		/* every member's internal requests read */
 };
 
+/* A matched operation whose bytes the looks cannot compare: the DLL
+ * gives no byte count of a transfer in progress.  ob1's requests carry
+ * theirs, and the collector calls a rank whose bytes moved "changed":
+ * one of them matched in an unmoved rank is not moving. */
 static bool any_matched(const struct snap_rank *sr)
 {
 	for (int k = 0; k < sr->nops; k++)
-		if (sr->ops[k].status == SNAP_ST_MATCHED)
+		if (sr->ops[k].status == SNAP_ST_MATCHED &&
+		    sr->ops[k].source != SNAP_SRC_OB1)
 			return true;
 	return false;
 }

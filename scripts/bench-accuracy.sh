@@ -11,7 +11,7 @@
 # and one line per run that was wrong (on stderr).
 #
 #   scripts/bench-accuracy.sh BUILD_DIR      N=3 runs per sample and setup
-#   SAMPLES="ring_4 collroot" ...            only these manifest entries
+#   SAMPLES="ring_4 rootmismatch" ...            only these manifest entries
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}

@@ -68,13 +68,13 @@ enum { RDL_FORMAT, RDL_VERSION, RDL_TIME, RDL_TOOL, RDL_HOST,
        RDL_SIZE, RDL_GROUP, RDL_RANK, RDL_PID, RDL_EXE, RDL_STATE,
        RDL_REASON, RDL_PROGRESS, RDL_CALL, RDL_SITE, RDL_MEMBERS,
        RDL_QUEUES, RDL_UNEXPECTED, RDL_OPS, RDL_THREADS, RDL_NOTE,
-       RDL_TOPO, RDL_NEIGHBORS, RDL_OB1, RDL_COUNT };
+       RDL_TRACK, RDL_TOPO, RDL_NEIGHBORS, RDL_OB1, RDL_COUNT };
 enum { RDS_FUNC, RDS_FILE, RDS_LINE, RDS_COUNT };
 enum { RDQ_NONE, RDQ_COUNT };
 enum { RDO_KIND, RDO_STATUS, RDO_COMM, RDO_PEER, RDO_PEER_GLOBAL, RDO_TAG,
        RDO_ANY_TAG, RDO_LENGTH, RDO_BUFFER, RDO_SYSTEM_BUFFER, RDO_ACTUAL,
-       RDO_REQUEST, RDO_CORRECTED, RDO_EXTRA, RDO_SOURCE, RDO_PROBE,
-       RDO_COUNT };
+       RDO_REQUEST, RDO_CORRECTED, RDO_EXTRA, RDO_SOURCE, RDO_TYPE,
+       RDO_DATATYPE, RDO_DTCOUNT, RDO_SEQ, RDO_COUNT };
 enum { RDA_PEER, RDA_PEER_GLOBAL, RDA_TAG, RDA_LENGTH, RDA_COUNT };
 enum { RDT_TID, RDT_CALL, RDT_MPI_FRAME, RDT_USER_FRAME, RDT_PROGRESS,
        RDT_FRAMES, RDT_COUNT };
@@ -205,6 +205,10 @@ int snaprd_sax_line(struct snaprd *r, bool *object);
 
 /* Check the captured rank line and add it to r->s (snapread_rank.c). */
 int snaprd_rank(struct snaprd *r);
+
+/* The rank line's "track" object into k (snapread_track.c): the line is
+ * parsed again by json-c, only when it has one. */
+int snaprd_track(struct snaprd *r, struct snap_rank *k);
 
 /* Report an error at a column of the current line (1-based), or at the
  * first place key is used as a key in it (column 1 if key is NULL). */

@@ -37,6 +37,24 @@ static const char *source_name(int i)
 	return snap_source_name(i);
 }
 
+/* Where the op came from and what ob1 adds (type, datatype, seq). */
+static int read_origin(struct snaprd *r, struct snap_op *op,
+		       const struct snaprd_op *o)
+{
+	const struct snaprd_val *v = o->v;
+	int src;
+
+	if (snaprd_enum(r, &v[RDO_SOURCE], "source", source_name, 2, 0,
+			&src) ||
+	    snaprd_str(r, &v[RDO_TYPE], "type", &op->req_type) ||
+	    snaprd_str(r, &v[RDO_DATATYPE], "datatype", &op->datatype) ||
+	    snaprd_u64(r, &v[RDO_DTCOUNT], "count", &op->count) ||
+	    snaprd_u64(r, &v[RDO_SEQ], "seq", &op->sequence))
+		return -MD_E_INPUT;
+	op->source = src;
+	return 0;
+}
+
 static int read_site(struct snaprd *r, struct snap_rank *k)
 {
 	bool site;
@@ -194,7 +212,7 @@ static int read_op(struct snaprd *r, struct snap_op *op,
 		   const struct snaprd_op *o)
 {
 	const struct snaprd_val *v = o->v;
-	int kind, status, source;
+	int kind, status;
 
 	if (!o->object)
 		return snaprd_fail(r, "ops",
@@ -217,14 +235,10 @@ static int read_op(struct snaprd *r, struct snap_op *op,
 	    snaprd_addr(r, &v[RDO_REQUEST], "request", &op->request) ||
 	    snaprd_bool(r, &v[RDO_CORRECTED], "corrected",
 			&op->status_corrected) ||
-	    read_extra(r, op, o) ||
-	    snaprd_enum(r, &v[RDO_SOURCE], "source", source_name, 2, 0,
-			&source) ||
-	    snaprd_bool(r, &v[RDO_PROBE], "probe", &op->probe))
+	    read_extra(r, op, o) || read_origin(r, op, o))
 		return -MD_E_INPUT;
 	op->kind = kind;
 	op->status = status;
-	op->source = (uint8_t)source;
 	return 0;
 }
 
@@ -393,7 +407,7 @@ int snaprd_rank(struct snaprd *r)
 			&progress) ||
 	    snaprd_str(r, &v[RDL_CALL], "call", &k->mpi_call) ||
 	    read_site(r, k) || read_members(r, k) || read_queues(r, k) ||
-	    read_ops(r, k) || read_threads(r, k) ||
+	    read_ops(r, k) || read_threads(r, k) || snaprd_track(r, k) ||
 	    snaprd_str(r, &v[RDL_REASON], "reason", &k->reason))
 		return -MD_E_INPUT;
 	k->state = state;

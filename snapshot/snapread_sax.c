@@ -77,6 +77,7 @@ static const struct key top_keys[RDL_COUNT] = {
 	{.name = "ops", .arr = C_OPS},
 	{.name = "threads", .arr = C_THREADS},
 	{.name = "note", .str = S_INTERN},
+	{.name = "track"},	/* only noted: snapread_track.c reads it */
 	{.name = "topo", .str = S_INTERN},
 	{.name = "neighbors", .str = S_INTERN},
 	{.name = "ob1"},
@@ -105,7 +106,10 @@ static const struct key op_keys[RDO_COUNT] = {
 	{.name = "corrected"},
 	{.name = "extra", .arr = C_EXTRA},
 	{.name = "source", .str = S_INTERN},
-	{.name = "probe"},
+	{.name = "type", .str = S_INTERN},
+	{.name = "datatype", .str = S_INTERN},
+	{.name = "count"},
+	{.name = "seq"},
 };
 static const struct key actual_keys[RDA_COUNT] = {
 	{.name = "peer"},

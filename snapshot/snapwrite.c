@@ -214,7 +214,14 @@ static jobj *op_object(const struct snap_op *op)
 	add_true(o, "corrected", op->status_corrected);
 	if (op->source != SNAP_SRC_DLL)
 		add_str(o, "source", snap_source_name(op->source));
-	add_true(o, "probe", op->probe);
+	if (op->req_type)
+		add_str(o, "type", op->req_type);
+	if (op->datatype) {
+		add_str(o, "datatype", op->datatype);
+		add(o, "count", json_object_new_uint64(op->count));
+	}
+	if (op->sequence)
+		add(o, "seq", json_object_new_uint64(op->sequence));
 	if (op->nextra > 0) {
 		jobj *a = json_object_new_array_ext(op->nextra);
 
@@ -272,6 +279,69 @@ static void add_site(jobj *o, const struct snap_rank *r)
 	add(o, "site", site);
 }
 
+/* A number of the track format: SNAP_TRACK_* values by name. */
+static void add_track_int(jobj *o, const char *key, int v)
+{
+	if (v == SNAP_TRACK_NONE)
+		return;
+	if (v == SNAP_TRACK_ANY)
+		add_str(o, key, "any");
+	else if (v == SNAP_TRACK_PROC_NULL)
+		add_str(o, key, "proc_null");
+	else if (v == SNAP_TRACK_ROOT)
+		add_str(o, key, "root");
+	else
+		add_int(o, key, v);
+}
+
+static jobj *track_object(const struct snap_track_rec *t)
+{
+	jobj *o = json_object_new_object();
+
+	add_str(o, "kind", snap_track_kind_name(t->kind));
+	add_str(o, "call", t->call);
+	add(o, "seq", json_object_new_uint64(t->seq));
+	add_addr(o, "request", t->request);
+	add_addr(o, "comm_handle", t->comm_handle);
+	if (t->comm >= 0)
+		add_int(o, "comm", t->comm);
+	add_str(o, "comm_name", t->comm_name);
+	add_track_int(o, "peer", t->peer);
+	add_track_int(o, "tag", t->tag);
+	if (t->count)
+		add_int(o, "count", t->count);
+	add_addr(o, "datatype", t->datatype);
+	add_str(o, "datatype_name", t->datatype_name);
+	add_addr(o, "op", t->op);
+	add_str(o, "op_name", t->op_name);
+	if (t->ncalls)
+		add(o, "ncalls", json_object_new_uint64(t->ncalls));
+	add_addr(o, "ret", t->ret);
+	add_str(o, "func", t->func);
+	add_str(o, "file", t->file);
+	if (t->line)
+		add_int(o, "line", t->line);
+	return o;
+}
+
+/* libmdtrack.so's records: one object, so a reader that does not know
+ * it skips it whole. */
+static void add_track(jobj *o, const struct snap_rank *r)
+{
+	jobj *t, *a;
+
+	if (!r->tracked)
+		return;
+	t = json_object_new_object();
+	if (r->track_dropped)
+		add(t, "dropped", json_object_new_uint64(r->track_dropped));
+	a = json_object_new_array_ext(r->ntrack);
+	for (int i = 0; i < r->ntrack; i++)
+		json_object_array_add(a, track_object(&r->track[i]));
+	add(t, "recs", a);
+	add(o, "track", t);
+}
+
 static void add_lists(jobj *o, const struct snap_rank *r)
 {
 	jobj *a;
@@ -309,6 +379,7 @@ static void add_lists(jobj *o, const struct snap_rank *r)
 			json_object_array_add(a, thread_object(&r->threads[i]));
 		add(o, "threads", a);
 	}
+	add_track(o, r);
 }
 
 static void write_rank(const struct snap_rank *r, int idx, FILE *f)

@@ -71,7 +71,7 @@ static struct snap *sample(void)
 				  .peer_local = -1, .peer_global = -1,
 				  .any_tag = true, .actual_local = -1,
 				  .actual_global = -1, .source = SNAP_SRC_OB1,
-				  .probe = true };
+				  .req_type = "probe" };
 	r->nthreads = 1;
 	r->threads = t = calloc(1, sizeof(*t));
 	t->tid = 1235;
@@ -132,7 +132,6 @@ static void assert_op_eq(const struct snap_op *a, const struct snap_op *b)
 	cr_assert_eq(a->request, b->request);
 	cr_assert_eq(a->status_corrected, b->status_corrected);
 	cr_assert_eq(a->source, b->source);
-	cr_assert_eq(a->probe, b->probe);
 	cr_assert_eq(a->nextra, b->nextra);
 	for (int i = 0; i < a->nextra; i++)
 		cr_assert_str_eq(a->extra[i], b->extra[i]);

@@ -15,6 +15,11 @@ struct mf_stuck {
 	int line;
 };
 
+/* One "unmatched RANK FROM TAG" line. */
+struct mf_unmatched {
+	int rank, from, tag;
+};
+
 struct mf_sample {
 	char *name;		/* test name */
 	char *source;		/* "ring.c" */
@@ -31,6 +36,8 @@ struct mf_sample {
 	char **output;		/* expected stdout lines */
 	char *topology;		/* "cart 3,1;0,2": a communicator of the
 				 * snapshot has it, NULL if not asked */
+	int nunmatched;
+	struct mf_unmatched *unmatched;
 	int lineno;		/* of the "sample" line */
 };
 

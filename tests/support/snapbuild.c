@@ -127,7 +127,8 @@ struct snap_op *sb_ob1_op(struct snap *s, int rank, enum snap_op_kind kind,
 	struct snap_op *op = sb_op(s, rank, kind, comm, peer_local, tag, 8);
 
 	op->any_tag = probe && tag == -1;
-	op->probe = probe;
+	op->req_type = snap_str(s, probe ? "probe" :
+				kind == SNAP_OP_RECV ? "recv" : "send");
 	op->source = SNAP_SRC_OB1;
 	op->nextra = 0;
 	s->ranks[rank].ob1 = true;

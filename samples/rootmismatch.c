@@ -1,4 +1,4 @@
-/* Collective root mismatch, 2 ranks: each rank calls MPI_Reduce with itself as the root, so each waits for the other's contribution. */
+/* Collective root mismatch on 2 ranks: both call MPI_Reduce on MPI_COMM_WORLD, each naming itself as the root, so each waits for the other's contribution. */
 #include <mpi.h>
 
 #include "sample.h"
