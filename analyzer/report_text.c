@@ -88,7 +88,7 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 			fprintf(out, ", tag %d", op->tag);
 		fputs(", ", out);
 		put_comm(r, ev->comm, out);
-		if (op)
+		if (op && !anl_op_probe(op))
 			fprintf(out, ", %llu bytes",
 				(unsigned long long)op->length);
 		if (op && op->datatype)
@@ -159,7 +159,9 @@ static int put_step(const struct anl_result *r, const int *path, int left,
 		} else {
 			fputs(" waits for ", out);
 			put_rank(r, to, ev ? ev->comm : -1,
-				 ev && ev->kind >= ANL_EK_COLL, out);
+				 ev && (ev->kind == ANL_EK_COLL ||
+					ev->kind == ANL_EK_FINALIZE ||
+					ev->kind == ANL_EK_NEIGHBOR), out);
 		}
 	}
 	fputs(": ", out);

@@ -225,3 +225,31 @@ Test(report, spin_wait_edge_is_inferred)
 	compare(s, &text, "spin.txt");
 	snap_free(s);
 }
+
+/* Snapshots of real jobs (tests/fixtures/analyze/README says how they
+ * were made), with ob1's queues read. */
+static void compare_fixture(const char *fixture, const char *expected)
+{
+	char path[256];
+	FILE *f;
+	struct snap *s = NULL;
+
+	snprintf(path, sizeof(path), "tests/fixtures/analyze/%s", fixture);
+	f = fopen(path, "r");
+	if (!f)
+		cr_skip_test("%s not found: run from the repository root", path);
+	cr_assert_eq(snap_read(f, path, &s), 0);
+	fclose(f);
+	compare(s, &text, expected);
+	snap_free(s);
+}
+
+Test(report, reduce_with_two_roots_shows_each_root_waiting_for_the_other)
+{
+	compare_fixture("rootmismatch.jsonl", "fixture_rootmismatch.txt");
+}
+
+Test(report, probes_wait_on_their_sources_from_ob1)
+{
+	compare_fixture("probedeadlock.jsonl", "fixture_probedeadlock.txt");
+}
