@@ -283,7 +283,7 @@ static int read_comm(struct rd *rd, uint64_t cp, struct snap *s,
 	    !rd_u64(rd, tp + (uint64_t)rd->l.mtc, &mtc) || !mtc)
 		return 0;
 	if (type == OMPI_DIST_GRAPH)
-		return dist_row(rd, mtc, size, me, acc, comm);
+		return acc && dist_row(rd, mtc, size, me, acc, comm);
 	first = xmalloc(((size_t)size + 1) * sizeof(int));
 	ok = type == OMPI_CART ? cart_rows(rd, mtc, size, first, &nbr) :
 	     type == OMPI_GRAPH ? graph_rows(rd, mtc, size, first, &nbr) : 0;

@@ -28,6 +28,7 @@ void topo_acc_finish(struct topo_acc *acc, struct snap *s);
  * proc reads, with the layouts of types.  Communicators whose topology
  * is already in s are skipped.  Never fails the rank: a topology that
  * cannot be read is left out (the analyzer then waits on every member).
+ * acc gathers distributed graphs' rows (NULL: they are skipped).
  * Returns the number of topologies read (set or gathered).
  */
 int topo_read(const struct mh_proc_ops *proc, void *ctx,
