@@ -110,6 +110,10 @@ static int any_node(struct bctx *b, int comm)
 
 static bool op_usable(const struct snap_op *op)
 {
+	/* A collective's internal request (negative tag, from ob1's queues)
+	 * is usable: op_fits keeps it from the point-to-point calls and
+	 * gives it to MPI_Wait and its kin, which may wait on a nonblocking
+	 * collective. */
 	return op->kind != SNAP_OP_UNEXPECTED && op->status != SNAP_ST_COMPLETE;
 }
 

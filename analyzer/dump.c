@@ -141,6 +141,14 @@ static void dump_op(const struct snap *s, const struct snap_op *op, FILE *out)
 		fputs(" (system buffer)", out);
 	if (op->request)
 		fprintf(out, ", request 0x%" PRIx64, op->request);
+	if (op->datatype)
+		fprintf(out, ", %" PRIu64 " x %s", op->count, op->datatype);
+	if (op->sequence)
+		fprintf(out, ", seq %" PRIu64, op->sequence);
+	if (op->source != SNAP_SRC_DLL)
+		fprintf(out, " [%s%s%s]", snap_source_name(op->source),
+			op->req_type ? ": " : "",
+			op->req_type ? op->req_type : "");
 	fputc('\n', out);
 	if (op->status >= SNAP_ST_MATCHED || op->kind == SNAP_OP_SEND) {
 		fputs("      actual: ", out);

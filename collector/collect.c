@@ -77,6 +77,32 @@ static void mark(struct col *c, int i, enum snap_rank_state st,
 	c->s->ranks[i].reason = snap_str(c->s, why);
 }
 
+const char *col_phase_name(enum col_phase p)
+{
+	static const char *const names[] = {
+#define COL_PHASE_NAME(name, text) text,
+		COL_PHASES(COL_PHASE_NAME)
+#undef COL_PHASE_NAME
+	};
+
+	return p >= 0 && p < COL_PHASE_COUNT ? names[p] : "?";
+}
+
+void col_phase(struct col *c, enum col_phase p, int rank)
+{
+	int pid, code;
+
+	if (!c->o->fault)
+		return;
+	pid = rank >= 0 ? c->s->ranks[rank].pid : c->s->starter_pid;
+	code = c->o->fault(c->o->fault_ctx, p, rank, pid);
+	if (code >= 0 || rank < 0)
+		return;
+	c->read_fault[rank] = code;
+	if (c->tgts[rank])
+		tgt_inject_read_fault(c->tgts[rank], code);
+}
+
 /* A note once, however many looks find the same thing. */
 static void note_once(struct snap *s, const char *text)
 {
@@ -173,6 +199,7 @@ static void attach_all(struct col *c, int look)
 		if (s->ranks[i].state != SNAP_RANK_COLLECTED)
 			continue;
 		progress(c, "stopping", i + 1, s->nranks);
+		col_phase(c, COL_PHASE_ATTACH, i);
 		/* A rank that has exited is part of the picture, not an error:
 		 * look before tgt_attach, which reports a missing pid. */
 		if (tgt_proc_parent(s->ranks[i].pid, &ppid, comm) < 0)
@@ -181,6 +208,8 @@ static void attach_all(struct col *c, int look)
 			rc = tgt_attach_start(s->ranks[i].pid, &c->tgts[i]);
 		if (rc < 0)
 			record_attach_error(c, i, rc, look);
+		else if (c->read_fault[i])
+			tgt_inject_read_fault(c->tgts[i], c->read_fault[i]);
 	}
 	deadline = md_now_ns() + TGT_STOP_TIMEOUT_NS;
 	for (i = 0; i < s->nranks; i++) {
@@ -206,6 +235,7 @@ static void detach_all(struct col *c)
 	for (i = 0; i < c->s->nranks; i++) {
 		if (!c->tgts[i])
 			continue;
+		col_phase(c, COL_PHASE_DETACH, i);
 		release(c, c->tgts[i]);
 		c->tgts[i] = NULL;
 	}
@@ -302,6 +332,9 @@ static void pause_between_looks(struct col *c)
 	long long t0 = md_now_ns(), end = t0 + c->o->interval_ms * 1000000LL;
 	struct timespec ts = { 0, 20 * 1000000L };
 
+	for (int i = 0; i < c->s->nranks; i++)
+		if (c->s->ranks[i].state == SNAP_RANK_COLLECTED)
+			col_phase(c, COL_PHASE_BETWEEN, i);
 	if (c->o->progress)
 		fprintf(stderr, "\rmpi-deadlock: waiting %d ms for the next "
 				"look\033[K", c->o->interval_ms);
@@ -353,6 +386,7 @@ int col_collect(const struct col_opts *o, struct snap **out)
 	fill_job(&c, job);
 	pt_job_free(job);
 	c.tgts = xcalloc((size_t)c.s->nranks + 1, sizeof(*c.tgts));
+	c.read_fault = xcalloc((size_t)c.s->nranks + 1, sizeof(int));
 	/* Ctrl-Z (or a background write to the terminal) would stop us with
 	 * every rank stopped under us: such a stop waits until all ranks are
 	 * detached again. */
@@ -364,7 +398,8 @@ int col_collect(const struct col_opts *o, struct snap **out)
 		if (c.s->ranks[i].state == SNAP_RANK_COLLECTED) {
 			long long t1 = md_now_ns();
 
-			col_prepare(&c, c.s->ranks[i].pid);
+			col_phase(&c, COL_PHASE_SETUP, i);
+			col_prepare(&c, i);
 			c.st.setup_ns += md_now_ns() - t1;
 			break;
 		}
@@ -377,6 +412,7 @@ int col_collect(const struct col_opts *o, struct snap **out)
 	let_go_lingering(&c, true);
 	free(c.linger);
 	free(c.tgts);
+	free(c.read_fault);
 	col_images_free(&c);
 	dl_cache_free(c.lines);
 	es_cache_free(c.syms);

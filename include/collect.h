@@ -22,6 +22,43 @@ struct col_stats {
 	int ranks_read;
 };
 
+/*
+ * The phases of a collection, written once: the fault-injection hook is
+ * called at the start of each, and the fault table of the tests has a
+ * row for each.  A new phase adds a line here and calls col_phase() where
+ * it starts.
+ */
+#define COL_PHASES(X)                                                     \
+	X(ATTACH, "attach")                                               \
+	X(SETUP, "DLL setup")                                             \
+	X(QUEUES, "queue walk")                                           \
+	X(OB1, "ob1 walk")                                                \
+	X(STACKS, "stacks")                                               \
+	X(TRACK, "track table")                                           \
+	X(BETWEEN, "between looks")                                       \
+	X(DETACH, "detach")
+
+enum col_phase {
+#define COL_PHASE_ENUM(name, text) COL_PHASE_##name,
+	COL_PHASES(COL_PHASE_ENUM)
+#undef COL_PHASE_ENUM
+	COL_PHASE_COUNT
+};
+
+/* "attach", "queue walk", ... */
+const char *col_phase_name(enum col_phase p);
+
+/*
+ * Fault injection for tests, inert unless set: called at the start of
+ * phase for each rank it concerns (rank and pid; between looks, every
+ * rank read so far).  It may
+ * do anything to the job (kill or stop a process, raise a signal).  It
+ * returns 0, or a negated MD_E_* code that every later memory read of
+ * that rank answers, as if its memory could not be read.
+ */
+typedef int (*col_fault_fn)(void *ctx, enum col_phase phase, int rank,
+			    int pid);
+
 struct col_opts {
 	int pid;		/* mpirun's pid, or one rank's */
 	const char *dll;	/* --dll: use this DLL, NULL: MPIR_dll_name */
@@ -34,6 +71,8 @@ struct col_opts {
 	 * -MD_E_INTR. May be NULL. */
 	const volatile sig_atomic_t *stop;
 	struct col_stats *stats;	/* filled when not NULL */
+	col_fault_fn fault;		/* tests only; NULL: none */
+	void *fault_ctx;
 };
 
 /*

@@ -1,26 +1,26 @@
-/* Persistent requests, 2 ranks: each starts a persistent receive from the other and waits for it before it starts its persistent send. */
+/* A persistent MPI_Ssend_init on the wrong communicator, 2 ranks: rank 0 sends on a duplicate of MPI_COMM_WORLD, rank 1 receives with MPI_Recv_init on MPI_COMM_WORLD; both wait in MPI_Wait. */
 #include <mpi.h>
 
 #include "sample.h"
 
 int main(int argc, char **argv)
 {
-	int rank, in = 0, out, peer;
-	MPI_Request rreq, sreq;
+	int rank, v = 7;
+	MPI_Comm dup;
+	MPI_Request req;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	peer = 1 - rank;
-	out = rank;
-	MPI_Recv_init(&in, 1, MPI_INT, peer, 8, MPI_COMM_WORLD, &rreq);
-	MPI_Send_init(&out, 1, MPI_INT, peer, 8, MPI_COMM_WORLD, &sreq);
-	MPI_Start(&rreq);
+	MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+	if (rank == 0)
+		MPI_Ssend_init(&v, 1, MPI_INT, 1, 5, dup, &req); /* POSTED */
+	else
+		MPI_Recv_init(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, &req); /* POSTED */
+	MPI_Start(&req);
 	sample_mark("READY", rank);
-	MPI_Wait(&rreq, MPI_STATUS_IGNORE); /* STUCK */
-	MPI_Start(&sreq);
-	MPI_Wait(&sreq, MPI_STATUS_IGNORE);
-	MPI_Request_free(&rreq);
-	MPI_Request_free(&sreq);
+	MPI_Wait(&req, MPI_STATUS_IGNORE); /* STUCK */
+	MPI_Request_free(&req);
+	MPI_Comm_free(&dup);
 	MPI_Finalize();
 	return 0;
 }

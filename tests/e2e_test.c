@@ -250,6 +250,74 @@ static void expect_site(json_object *rep, const struct mf_sample *s, int r,
 	free(site);
 }
 
+/* A report line without the directories of its file names. */
+static char *strip_dirs(const char *line)
+{
+	char *out = xstrdup(line), *w = out;
+	const char *tok = line;
+
+	for (const char *p = line; *p; p++) {
+		if (*p == ' ' || *p == '(')
+			tok = p + 1;
+		if (*p == '/') {
+			w -= p - tok;
+			tok = p + 1;
+			continue;
+		}
+		*w++ = *p;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* libmdtrack.so's lines: "posted" ranks name the call that posted the
+ * request they wait for, "disagree" lines are in the text. */
+static void expect_track(const struct mf_sample *s, const char *text)
+{
+	char *plain = strip_dirs(text);
+
+	for (int i = 0; i < s->nposted; i++) {
+		const struct mf_stuck *p = &s->posted[i];
+		char *who = xasprintf("\n  rank %d waits in ", p->rank);
+		char *what = xasprintf(" for the %s posted at %s:%d", p->call,
+				       p->file, p->line);
+		const char *l = strstr(plain, who);
+		bool ok = false;
+
+		for (; l && !ok; l = strstr(l + 1, who)) {
+			char *eol = strchr(l + 1, '\n');
+			char *line = eol ? xstrndup(l, (size_t)(eol - l))
+					 : xstrdup(l);
+
+			ok = strstr(line, what) != NULL;
+			free(line);
+		}
+		EXPECT(ok, "text report: no line \"rank %d waits in ...%s\"",
+		       p->rank, what);
+		free(who);
+		free(what);
+	}
+	for (int i = 0; i < s->ndisagree; i++) {
+		char *line = xasprintf("\n  %s\n", s->disagree[i]);
+
+		EXPECT(strstr(plain, line), "text report lacks the line \"%s\"",
+		       s->disagree[i]);
+		free(line);
+	}
+	free(plain);
+}
+
+/* The interposition library of this build, for "track" samples. */
+static char *track_lib(void)
+{
+	const char *build = getenv("MD_BUILD");
+	char *lib = xasprintf("%s/lib/mpi-deadlock/libmdtrack.so",
+			      build ? build : "build");
+
+	cr_assert_eq(access(lib, R_OK), 0, "%s is not built (make)", lib);
+	return lib;
+}
+
 static json_object *read_report(const char *path)
 {
 	char *text = mj_slurp(path);
@@ -305,6 +373,7 @@ static void check_deadlock(const struct mf_sample *s, json_object *rep,
 	cr_assert_not_null(text);
 	for (int r = 0; r < s->np; r++)
 		expect_site(rep, s, r, text);
+	expect_track(s, text);
 	for (int i = 0; i < s->nunmatched; i++)
 		expect_unmatched(&s->unmatched[i], text);
 	if (cur_failed)
@@ -398,7 +467,16 @@ static void run_sample(const char *setup, const char *name)
 	cr_assert_not_null(s, "sample %s is not in the manifest", name);
 	prog = sample_binary(setup, s);
 	make_dir();
-	cur_job = mj_start(setup_mpirun(setup), prog, s->np, cur_dir);
+	if (s->track) {
+		char *lib = track_lib(), *env = xasprintf("LD_PRELOAD=%s", lib);
+
+		cur_job = mj_start_with(setup_mpirun(setup), "-x", env, prog,
+					s->np, cur_dir);
+		free(env);
+		free(lib);
+	} else {
+		cur_job = mj_start(setup_mpirun(setup), prog, s->np, cur_dir);
+	}
 	cr_assert_not_null(cur_job);
 	ret = mj_wait_lines(cur_job, "MD-", s->markers, MARKER_TIMEOUT_MS);
 	if (ret)
@@ -443,12 +521,12 @@ static void run_sample(const char *setup, const char *name)
 	X(anysource, 150) X(waitall, 150) X(waitany, 200)                 \
 	X(collmissing, 150) X(collmismatch, 150) X(splitcomm, 200)        \
 	X(partial, 200) X(earlyexit, 150) X(threads, 150)                 \
-	X(compute, 300) X(exchange, 300) X(commmismatch, 150)             \
+	X(compute, 300) X(exchange, 300) X(commmismatch, 150) X(longcoll, 300) \
+	X(irecvtag, 150) X(persistent, 150) X(mtexchange, 300)            \
 	X(rootmismatch, 150) X(collcount, 150) X(collinterleave, 150)     \
 	X(neighbormissing, 150) X(probedeadlock, 150) X(probeslow, 300)   \
 	X(spindeadlock, 150) X(pollok, 300) X(nbcwait, 150)               \
-	X(persistent, 150) X(rmafence, 150) X(commmissing, 150)           \
-	X(twodeadlocks, 150)
+	X(rmafence, 150) X(commmissing, 150) X(twodeadlocks, 150)
 
 #define E2E_TESTS(name, secs)                                             \
 	Test(e2e_debian, name, .timeout = secs, .fini = e2e_fini)         \
@@ -513,6 +591,17 @@ Test(e2e_manifest, stuck_lines_point_at_the_mpi_call)
 
 			cr_expect(l && strstr(l, call) && strstr(l, "STUCK"),
 				  "%s: %s:%d is not a STUCK line calling %s",
+				  s->name, st->file, st->line, st->call);
+			free(call);
+			free(l);
+		}
+		for (int k = 0; k < s->nposted; k++) {
+			const struct mf_stuck *st = &s->posted[k];
+			char *l = source_line(dir, st->file, st->line);
+			char *call = xasprintf("%s(", st->call);
+
+			cr_expect(l && strstr(l, call) && strstr(l, "POSTED"),
+				  "%s: %s:%d is not a POSTED line calling %s",
 				  s->name, st->file, st->line, st->call);
 			free(call);
 			free(l);

@@ -36,6 +36,12 @@ struct mf_sample {
 	char **output;		/* expected stdout lines */
 	char *topology;		/* "cart 3,1;0,2": a communicator of the
 				 * snapshot has it, NULL if not asked */
+	/* libmdtrack.so: run with it ("track", or any of the next two). */
+	bool track;
+	int nposted;		/* "posted RANKS CALL FILE:LINE" */
+	struct mf_stuck *posted;
+	int ndisagree;		/* "disagree TEXT" */
+	char **disagree;
 	int nunmatched;
 	struct mf_unmatched *unmatched;
 	int lineno;		/* of the "sample" line */
