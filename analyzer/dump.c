@@ -69,6 +69,8 @@ static void dump_rank_line(const struct snap_rank *r, FILE *out)
 		or_unknown(r->host), snap_state_name(r->state));
 	if (r->reason)
 		fprintf(out, " (%s)", r->reason);
+	if (r->collected_on)
+		fprintf(out, ", collected on %s", r->collected_on);
 	fprintf(out, ", progress %s", snap_progress_name(r->progress));
 	if (r->mpi_call)
 		fprintf(out, ", in %s", r->mpi_call);

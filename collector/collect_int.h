@@ -5,6 +5,8 @@
 #ifndef MD_COLLECT_INT_H
 #define MD_COLLECT_INT_H
 
+#include <signal.h>
+
 #include "collect.h"
 #include "dwlines.h"
 #include "dwtypes.h"
@@ -51,6 +53,8 @@ struct col {
 	int *read_fault;	/* per rank, injected by a test (col_phase) */
 	int nlinger;
 	bool dll_reported;
+	bool external_pace;	/* the caller times the looks (agent) */
+	sigset_t saved_mask;	/* while ranks are stopped */
 	bool track_noted;	/* a libmdtrack.so version note was made */
 };
 

@@ -454,6 +454,9 @@ static void check_topology(const struct mf_sample *s, const char *snap)
 	       s->topology);
 	snap_free(sn);
 }
+/* Spread over the test cluster (scripts/cluster.sh): the hostfile and
+ * the launcher of the agents; NULL for one host. */
+static const char *cur_hostfile, *cur_launcher;
 
 static void run_sample(const char *setup, const char *name)
 {
@@ -469,13 +472,16 @@ static void run_sample(const char *setup, const char *name)
 	make_dir();
 	if (s->track) {
 		char *lib = track_lib(), *env = xasprintf("LD_PRELOAD=%s", lib);
+		char *args[] = { (char *)"-x", env, NULL };
+		struct mj_opts o = { .hostfile = cur_hostfile, .args = args };
 
-		cur_job = mj_start_with(setup_mpirun(setup), "-x", env, prog,
-					s->np, cur_dir);
+		cur_job = mj_start_opts(setup_mpirun(setup), prog, s->np,
+					cur_dir, &o);
 		free(env);
 		free(lib);
 	} else {
-		cur_job = mj_start(setup_mpirun(setup), prog, s->np, cur_dir);
+		cur_job = mj_start_hosts(setup_mpirun(setup), prog, s->np,
+					 cur_dir, cur_hostfile);
 	}
 	cr_assert_not_null(cur_job);
 	ret = mj_wait_lines(cur_job, "MD-", s->markers, MARKER_TIMEOUT_MS);
@@ -490,7 +496,8 @@ static void run_sample(const char *setup, const char *name)
 	snap = xasprintf("%s/snap.jsonl", cur_dir);
 	char *argv[] = { (char *)bin, (char *)"--attach", pid,
 			 (char *)"--snapshot", snap, (char *)"--format",
-			 (char *)"json", NULL };
+			 (char *)"json", (char *)"--launcher",
+			 (char *)(cur_launcher ? cur_launcher : "auto"), NULL };
 	code = run_tool(argv, "report");
 	rep_path = xasprintf("%s/report.out", cur_dir);
 	rep = read_report(rep_path);
@@ -538,6 +545,65 @@ static void run_sample(const char *setup, const char *name)
 		run_sample("ompi-g", #name);                              \
 	}
 E2E_SAMPLES(E2E_TESTS)
+
+/*
+ * The same across 3 hosts of the test cluster (scripts/test.sh brings it
+ * up and exports `scripts/cluster.sh env`), the agents started by ssh or
+ * by the job's own mpirun; samples of fewer than 3 ranks are skipped.
+ */
+static void run_on_cluster(const char *setup, const char *name,
+			   const char *launcher)
+{
+	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
+	const char *hosts = getenv("MD_CLUSTER_HOSTS");
+	struct mf_manifest *m;
+	int np, nhosts = 0;
+
+	if (!hf || access(hf, R_OK))
+		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
+			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
+			     "test through scripts/test.sh does)");
+	for (const char *p = hosts; p && *p; p += strspn(p, " "))
+		if (*p) {
+			nhosts++;
+			p += strcspn(p, " ");
+		}
+	m = load_manifest();
+	cr_assert_not_null(mf_find(m, name));
+	np = mf_find(m, name)->np;
+	mf_free(m);
+	if (nhosts < 3)
+		cr_skip_test("the test cluster has %d hosts, 3 needed", nhosts);
+	if (np < 3)
+		cr_skip_test("%s has %d ranks: not spread over 3 hosts", name,
+			     np);
+	cur_hostfile = hf;
+	cur_launcher = launcher;
+	run_sample(setup, name);
+}
+
+#define E2E_CLUSTER_TESTS(name, secs)                                     \
+	Test(e2e_hosts_ssh_debian, name, .timeout = secs,                 \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("debian", #name, "ssh");                   \
+	}                                                                 \
+	Test(e2e_hosts_mpirun_debian, name, .timeout = secs,              \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("debian", #name, "mpirun");                \
+	}                                                                 \
+	Test(e2e_hosts_ssh_ompig, name, .timeout = secs,                  \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("ompi-g", #name, "ssh");                   \
+	}                                                                 \
+	Test(e2e_hosts_mpirun_ompig, name, .timeout = secs,               \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("ompi-g", #name, "mpirun");                \
+	}
+E2E_SAMPLES(E2E_CLUSTER_TESTS)
 
 #define E2E_NAME(name, secs) #name,
 static const char *const tested[] = { E2E_SAMPLES(E2E_NAME) };

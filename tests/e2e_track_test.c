@@ -145,3 +145,102 @@ Test(e2e_track, healthy_output_is_the_same_with_the_library_ompig,
 			     OMPI_G);
 	compare_setup("ompi-g", OMPI_G "/bin/mpirun");
 }
+
+/* A report line's text without the directories of its file names. */
+static bool has_plain_line(const char *text, const char *want)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n), *w = line;
+		const char *tok = line;
+		bool ok;
+
+		for (const char *c = line; *c; c++) {
+			if (*c == ' ')
+				tok = c + 1;
+			if (*c == '/') {
+				w -= c - tok;
+				tok = c + 1;
+				continue;
+			}
+			*w++ = *c;
+		}
+		*w = '\0';
+		ok = !strcmp(line, want);
+		free(line);
+		if (ok)
+			return true;
+		p += n + (p[n] == '\n');
+	}
+	return false;
+}
+
+/* Both ranks in MPI_Reduce, each naming itself the root (the wait-for
+ * graph sees no deadlock: everyone is in the collective): the recorded
+ * arguments say how the calls disagree. */
+static void rootmismatch(const char *setup, const char *mpirun)
+{
+	const char *build = getenv("MD_BUILD") ? getenv("MD_BUILD") : "build";
+	const char *bin = getenv("MD_BIN");
+	char *prog = xasprintf("%s/samples/%s/rootmismatch", build, setup);
+	char *lib = xasprintf("%s/lib/mpi-deadlock/libmdtrack.so", build);
+	char *env = xasprintf("LD_PRELOAD=%s", lib), tmpl[] = "/tmp/md-track.XXXXXX";
+	char pid[16], *out, *err, *text;
+	struct mj_job *j;
+	int st;
+
+	if (!bin || access(bin, X_OK))
+		cr_skip_test("MD_BIN is not set (run through make e2e)");
+	if (access(prog, X_OK))
+		cr_skip_test("%s is not built (make samples)", prog);
+	cr_assert_eq(access(lib, R_OK), 0, "%s is not built (make)", lib);
+	cr_assert_not_null(mkdtemp(tmpl));
+	dir = xstrdup(tmpl);
+	j = mj_start_with(mpirun, "-x", env, prog, 2, dir);
+	cr_assert_not_null(j);
+	if (mj_wait_lines(j, "MD-", 2, 90000)) {
+		mj_end(j);
+		cr_assert_fail("the markers never came");
+	}
+	usleep(500 * 1000);
+	snprintf(pid, sizeof(pid), "%d", (int)j->pid);
+	out = xasprintf("%s/report.out", dir);
+	err = xasprintf("%s/report.err", dir);
+	{
+		char *argv[] = { (char *)bin, (char *)"--attach", pid, NULL };
+
+		st = mj_run(argv, out, err, 120000, NULL, NULL);
+	}
+	mj_end(j);
+	text = mj_slurp(out);
+	cr_assert(st != -1 && text, "the tool did not run");
+	cr_expect(has_plain_line(text, "  rank 0 called MPI_Reduce with root 0 "
+				 "at rootmismatch.c:13, rank 1 with root 1 at "
+				 "rootmismatch.c:13"),
+		  "no disagreement line in:\n%s", text);
+	free(text);
+	free(out);
+	free(err);
+	free(env);
+	free(lib);
+	free(prog);
+}
+
+Test(e2e_track, reduce_roots_that_disagree_are_named_debian, .timeout = 300,
+     .fini = fini)
+{
+	if (getenv("MD_UNIT_ONLY"))
+		cr_skip_test("MD_UNIT_ONLY: no MPI jobs");
+	rootmismatch("debian", "mpirun");
+}
+
+Test(e2e_track, reduce_roots_that_disagree_are_named_ompig, .timeout = 300,
+     .fini = fini)
+{
+	if (access(OMPI_G "/.mpi-deadlock-built", R_OK))
+		cr_skip_test("%s not built yet (scripts/build-openmpi.sh)",
+			     OMPI_G);
+	rootmismatch("ompi-g", OMPI_G "/bin/mpirun");
+}
