@@ -6,6 +6,8 @@
 #   make asan            build and test with ASan + UBSan in build-asan/
 #   make valgrind        unit tests under valgrind
 #   make bench           benchmarks: one "name: value unit" line per figure
+#   make bench-accuracy  every sample N times (N=3) on both Open MPI setups:
+#                        precision, recall, line accuracy of the verdicts
 #   make fuzz            fuzz the snapshot reader (AFL++), corpus in tests/fuzz/
 #   make install PREFIX=DIR
 #
@@ -49,7 +51,7 @@ TRACKLIB = $(if $(MPI_CFLAGS),$(BUILD)/lib/mpi-deadlock/libmdtrack.so)
 LIBMD = $(BUILD)/libmd.a
 TESTBIN = $(BUILD)/md-tests
 
-.PHONY: all test unit e2e asan valgrind bench fuzz install clean samples types
+.PHONY: all test unit e2e asan valgrind bench bench-accuracy fuzz install clean samples types
 
 all: $(BIN) $(TRACKLIB)
 
@@ -114,6 +116,10 @@ $(BUILD)/benchanalyze: $(BUILD)/tools/benchanalyze.o $(LIBMD)
 
 bench: $(BIN)
 	@scripts/bench.sh $(BUILD)
+
+# Beside make bench: it runs every sample N times (minutes, not seconds).
+bench-accuracy: $(BIN)
+	@scripts/bench-accuracy.sh $(BUILD)
 
 fuzz:
 	@scripts/fuzz.sh

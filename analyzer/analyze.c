@@ -84,6 +84,7 @@ const char *anl_edge_kind_name(enum anl_edge_kind k)
 {
 	static const char *const names[] = {
 		"receive", "send", "collective", "finalize",
+		"neighbour collective", "probe", "wait",
 	};
 	return names[k];
 }
@@ -92,6 +93,7 @@ const char *anl_cycle_kind_name(enum anl_ckind k)
 {
 	static const char *const names[] = {
 		"cycle", "knot", "collective mismatch", "dead peer", "unread peer",
+		"stuck collective",
 	};
 	return names[k];
 }
@@ -120,10 +122,22 @@ const struct anl_ev *anl_edge_ev(const struct anl_result *r, int e)
 	return label >= 0 ? &r->ev[label] : NULL;
 }
 
+char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c)
+{
+	const struct anl_vnode *v = &r->v[c->vnode];
+
+	return xasprintf("%scollective %s on %s does not complete: its "
+			 "members disagree",
+			 v->kind == ANL_V_NEIGHBOR ? "neighbour " : "",
+			 v->call, anl_comm_name(r, v->comm));
+}
+
 /* The communicator an explained part runs through (its first edge). */
 static const char *cycle_comm(const struct anl_result *r,
 			      const struct anl_cycle *c)
 {
+	if (c->kind == ANL_CK_STUCK)
+		return anl_comm_name(r, r->v[c->vnode].comm);
 	for (int i = 0; i < c->nedges; i++) {
 		const struct anl_ev *ev = anl_edge_ev(r, c->edges[i]);
 
@@ -138,6 +152,7 @@ static const char *part_phrase(const struct anl_result *r)
 	static const char *const single[] = {
 		"in a cycle", "in a knot", "in a collective mismatch",
 		"blocked on an exited rank", "blocked on an unread rank",
+		"in a stuck collective",
 	};
 	int k = r->cycles[0].kind;
 
@@ -147,7 +162,8 @@ static const char *part_phrase(const struct anl_result *r)
 	if (r->ncycles == 1)
 		return single[k];
 	return k == ANL_CK_DEAD ? "blocked on exited ranks" :
-	       k == ANL_CK_KNOT ? "in several knots" : "in several cycles";
+	       k == ANL_CK_KNOT ? "in several knots" :
+	       k == ANL_CK_STUCK ? "in stuck collectives" : "in several cycles";
 }
 
 static char *deadlock_summary(const struct anl_result *r)

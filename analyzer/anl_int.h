@@ -26,7 +26,15 @@ enum anl_role {
 	ANL_ROLE_UNKNOWN,
 };
 
-enum anl_edge_kind { ANL_EK_RECV, ANL_EK_SEND, ANL_EK_COLL, ANL_EK_FINALIZE };
+enum anl_edge_kind {
+	ANL_EK_RECV,
+	ANL_EK_SEND,
+	ANL_EK_COLL,
+	ANL_EK_FINALIZE,
+	ANL_EK_NEIGHBOR,	/* a neighbour collective, to one neighbour */
+	ANL_EK_PROBE,		/* a probe's request (ob1) */
+	ANL_EK_UNKNOWN,		/* blocked, what on is not known */
+};
 
 /* What was missing for a rank (bits of anl_rank.miss). */
 enum {
@@ -37,6 +45,12 @@ enum {
 	ANL_MISS_COLLCOMM = 16,	/* collective's communicator guessed */
 	ANL_MISS_SEVERAL = 32,	/* several candidate ops: taken as OR */
 	ANL_MISS_MAYBE = 64,	/* stuck only if the missing data is bad */
+	ANL_MISS_SPIN = 128,	/* polls in a loop that does not move:
+				 * taken as blocked (inferred) */
+	ANL_MISS_NOTOPO = 256,	/* neighbour collective without topology:
+				 * waits on every member (inferred) */
+	ANL_MISS_INTERNAL = 512, /* in a stuck collective whose internal
+				  * requests were not read */
 };
 
 /* The evidence of an edge from a rank. */
@@ -49,22 +63,27 @@ struct anl_ev {
 	bool any_source;
 };
 
-enum anl_vkind { ANL_V_ANY, ANL_V_COLL };
+enum anl_vkind { ANL_V_ANY, ANL_V_COLL, ANL_V_NEIGHBOR };
 
 struct anl_vnode {
 	uint8_t kind;		/* enum anl_vkind */
 	bool inferred;
 	int comm;		/* snap comm index, -1: all ranks */
-	const char *call;	/* the collective (ANL_V_COLL) */
+	const char *call;	/* the collective (ANL_V_COLL, _NEIGHBOR) */
 	int gone_edge;		/* an edge to a gone/unknown node, -1 */
+	/* Every member is in it, none moved between the looks and nothing
+	 * is in transfer: it does not complete (a self-loop holds it). */
+	bool stuck;
+	bool evidence;		/* the members' internal requests were read */
 };
 
 struct anl_rank {
 	uint8_t state;		/* enum wfg_state */
 	uint8_t role;		/* enum anl_role */
-	uint8_t miss;		/* ANL_MISS_* */
+	uint16_t miss;		/* ANL_MISS_* */
 	uint8_t transfer;	/* active only because a matched message is
 				 * in transfer */
+	uint8_t finishing;	/* active: every rank is in MPI_Finalize */
 	int vcoll;		/* node of the collective it is in, -1 */
 };
 
@@ -74,6 +93,7 @@ enum anl_ckind {
 	ANL_CK_MISMATCH,
 	ANL_CK_DEAD,		/* waits on an exited rank */
 	ANL_CK_UNREAD,		/* waits on a rank not read (worst reading) */
+	ANL_CK_STUCK,		/* a collective every member is in, stuck */
 };
 
 /* One explained part of the deadlock. */
@@ -83,6 +103,7 @@ struct anl_cycle {
 	int *ranks;		/* sorted global ranks of the part */
 	int nedges;
 	int *edges;		/* wfg edge ids, a path (cycle: closed) */
+	int vnode;		/* ANL_CK_STUCK: index in anl_result.v */
 };
 
 struct anl_result {
@@ -105,6 +126,15 @@ struct anl_result {
 void anl_build(struct anl_result *r);
 /* verdict.c: fixpoints, roles, explanation. */
 void anl_decide(struct anl_result *r);
+
+/* Whether op is a probe's request (ob1: MPI_Probe, MPI_Iprobe,
+ * MPI_Mprobe, MPI_Improbe): it waits for a message and takes none. */
+bool anl_op_probe(const struct snap_op *op);
+/* Whether op is an internal request of a collective (negative tag). */
+bool anl_op_internal(const struct snap_op *op);
+/* The reason a stuck collective gives, "collective MPI_Reduce on
+ * MPI_COMM_WORLD does not complete: its members disagree" (malloc'ed). */
+char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c);
 
 /* "MPI_Recv at ring.c:14" for a rank (malloc'ed). */
 char *anl_site(const struct anl_result *r, int rank);

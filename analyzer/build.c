@@ -7,24 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anl_int.h"
-#include "calls.h"
+#include "build_int.h"
 #include "md.h"
-
-struct coll_key {
-	int comm;
-	const char *call;
-	int node;
-};
-
-struct bctx {
-	struct anl_result *r;
-	const struct snap *s;
-	int *rep;		/* per comm: first comm with the same group */
-	int *any_v;		/* per comm rep (+1 for "all ranks"): node */
-	struct coll_key *coll;
-	int ncoll, collcap;
-};
 
 static int find_world(const struct snap *s)
 {
@@ -83,7 +67,7 @@ static int *comm_reps(const struct snap *s, int world)
 	return rep;
 }
 
-static int add_ev(struct anl_result *r, const struct anl_ev *ev)
+int anl_add_ev(struct anl_result *r, const struct anl_ev *ev)
 {
 	if (r->nev == r->evcap) {
 		r->evcap = r->evcap ? 2 * r->evcap : 256;
@@ -93,8 +77,8 @@ static int add_ev(struct anl_result *r, const struct anl_ev *ev)
 	return r->nev++;
 }
 
-static int add_vnode(struct anl_result *r, const struct anl_vnode *v,
-		     enum wfg_cond cond)
+int anl_add_vnode(struct anl_result *r, const struct anl_vnode *v,
+		  enum wfg_cond cond)
 {
 	int node = wfg_add_node(r->g, WFG_BLOCKED, cond, v->inferred);
 
@@ -106,7 +90,7 @@ static int add_vnode(struct anl_result *r, const struct anl_vnode *v,
 	return node;
 }
 
-static bool comm_known(const struct snap *s, int comm)
+bool anl_comm_known(const struct snap *s, int comm)
 {
 	return comm >= 0 && comm < s->ncomms && s->comms[comm].group;
 }
@@ -116,76 +100,57 @@ static bool comm_known(const struct snap *s, int comm)
 static int any_node(struct bctx *b, int comm)
 {
 	int key = comm >= 0 && comm < b->s->ncomms ? b->rep[comm] : b->s->ncomms;
-	struct anl_vnode v = { ANL_V_ANY, !comm_known(b->s, comm), comm, NULL,
-			       -1 };
+	struct anl_vnode v = { ANL_V_ANY, !anl_comm_known(b->s, comm), comm, NULL,
+			       -1, false, false };
 
 	if (b->any_v[key] < 0)
-		b->any_v[key] = add_vnode(b->r, &v, WFG_OR);
+		b->any_v[key] = anl_add_vnode(b->r, &v, WFG_OR);
 	return b->any_v[key];
-}
-
-static int coll_node(struct bctx *b, int comm, const char *call, bool inferred)
-{
-	struct anl_vnode v = { ANL_V_COLL, inferred || !comm_known(b->s, comm),
-			       comm, call, -1 };
-	int key = comm >= 0 ? b->rep[comm] : -1;
-
-	for (int i = 0; i < b->ncoll; i++)
-		if (b->coll[i].comm == key && !strcmp(b->coll[i].call, call))
-			return b->coll[i].node;
-	if (b->ncoll == b->collcap) {
-		b->collcap = b->collcap ? 2 * b->collcap : 8;
-		b->coll = xrealloc(b->coll, (size_t)b->collcap * sizeof(*b->coll));
-	}
-	b->coll[b->ncoll] = (struct coll_key){ key, call, 0 };
-	b->coll[b->ncoll].node = add_vnode(b->r, &v, WFG_AND);
-	return b->coll[b->ncoll++].node;
-}
-
-/* The collective's communicator is not in the snapshot: it is known when
- * every communicator the rank is in (size > 1) has one group. */
-static int coll_comm(struct bctx *b, const struct snap_rank *sr, bool *inferred)
-{
-	int found = -1;
-
-	*inferred = false;
-	for (int i = 0; i < sr->nmembers; i++) {
-		int c = sr->members[i].comm;
-
-		if (c < 0 || c >= b->s->ncomms || b->s->comms[c].size <= 1)
-			continue;
-		if (found >= 0 && b->rep[c] != found) {
-			*inferred = true;
-			return b->r->world;
-		}
-		found = b->rep[c];
-	}
-	if (found < 0) {
-		*inferred = true;
-		return b->r->world;
-	}
-	return found;
 }
 
 static bool op_usable(const struct snap_op *op)
 {
-	/* A collective's internal request (negative tag, read from ob1's
-	 * queues) is evidence about the collective, not a point-to-point
-	 * wait of the rank. */
-	if (op->source == SNAP_SRC_OB1 && !op->any_tag && op->tag < -1)
-		return false;
+	/* A collective's internal request (negative tag, from ob1's queues)
+	 * is usable: op_fits keeps it from the point-to-point calls and
+	 * gives it to MPI_Wait and its kin, which may wait on a nonblocking
+	 * collective. */
 	return op->kind != SNAP_OP_UNEXPECTED && op->status != SNAP_ST_COMPLETE;
 }
 
-static bool op_fits(enum anl_call_class cls, const struct snap_op *op)
+bool anl_op_probe(const struct snap_op *op)
+{
+	return op->req_type && strstr(op->req_type, "probe");
+}
+
+bool anl_op_internal(const struct snap_op *op)
+{
+	return op->kind != SNAP_OP_UNEXPECTED && !op->any_tag && op->tag < 0;
+}
+
+/* The operations a call of class cls can be held by.  A blocking
+ * point-to-point call is not held by a collective's internal requests
+ * (they belong to a nonblocking collective still running beside it);
+ * MPI_Wait and its kin are, when the request waited on is that
+ * collective's.  A probe is held by its probe request only. */
+static bool op_fits(enum md_call_class cls, const struct snap_op *op)
 {
 	if (!op_usable(op))
 		return false;
-	if (cls == ANL_CALL_RECV)
-		return op->kind == SNAP_OP_RECV;
-	if (cls == ANL_CALL_SEND)
-		return op->kind == SNAP_OP_SEND;
-	return cls != ANL_CALL_PROBE;
+	switch (cls) {
+	case MD_CALL_PROBE:
+		return anl_op_probe(op);
+	case MD_CALL_RECV:
+		return op->kind == SNAP_OP_RECV && !anl_op_probe(op) &&
+		       !anl_op_internal(op);
+	case MD_CALL_SEND:
+		return op->kind == SNAP_OP_SEND && !anl_op_internal(op);
+	case MD_CALL_SENDRECV:
+		return !anl_op_probe(op) && !anl_op_internal(op);
+	case MD_CALL_RMA_SYNC:
+		return false;
+	default:
+		return !anl_op_probe(op);
+	}
 }
 
 /* The node an operation waits on: its peer, or "any member" for a
@@ -200,15 +165,16 @@ static int op_target(struct bctx *b, const struct snap_op *op,
 		peer = op->actual_global;
 	else if (op->peer_global >= 0)
 		peer = op->peer_global;
-	else if (op->peer_local >= 0 && comm_known(s, op->comm) &&
+	else if (op->peer_local >= 0 && anl_comm_known(s, op->comm) &&
 		 op->peer_local < s->comms[op->comm].size)
 		peer = s->comms[op->comm].group[op->peer_local];
 	if (peer >= 0 && peer < s->nranks)
 		return peer;
 	ev->any_source = op->kind == SNAP_OP_RECV && op->peer_local < 0;
+	/* A wildcard probe waits on any member as a wildcard receive. */
 	if (!ev->any_source)
 		ev->inferred = true;
-	if (!comm_known(s, op->comm))
+	if (!anl_comm_known(s, op->comm))
 		ev->inferred = true;
 	return any_node(b, op->comm);
 }
@@ -217,27 +183,29 @@ static void add_op_edge(struct bctx *b, int rank, int k)
 {
 	const struct snap_op *op = &b->s->ranks[rank].ops[k];
 	struct anl_ev ev = { rank, k, op->comm,
+			     anl_op_probe(op) ? ANL_EK_PROBE :
 			     op->kind == SNAP_OP_SEND ? ANL_EK_SEND : ANL_EK_RECV,
-			     false, false };
+			     (b->r->ranks[rank].miss & ANL_MISS_SPIN) != 0,
+			     false };
 	int to = op_target(b, op, &ev);
 
-	wfg_add_edge(b->r->g, rank, to, add_ev(b->r, &ev));
+	wfg_add_edge(b->r->g, rank, to, anl_add_ev(b->r, &ev));
 }
 
 /* MPI_Recv (or Send, Wait) with several candidate ops: which one blocks
  * is not known, so any of them completing is taken to release the rank
  * (the conservative reading: it never invents a deadlock). */
-static enum wfg_cond p2p_cond(enum anl_call_class cls, int nrecv, int nsend,
-			      uint8_t *miss)
+static enum wfg_cond p2p_cond(enum md_call_class cls, int nrecv, int nsend,
+			      uint16_t *miss)
 {
 	int n = nrecv + nsend;
 
 	switch (cls) {
-	case ANL_CALL_WAITALL:
+	case MD_CALL_WAITALL:
 		return WFG_AND;
-	case ANL_CALL_WAITANY:
+	case MD_CALL_WAITANY:
 		return WFG_OR;
-	case ANL_CALL_SENDRECV:
+	case MD_CALL_SENDRECV:
 		if (nrecv <= 1 && nsend <= 1)
 			return WFG_AND;
 		break;
@@ -250,18 +218,23 @@ static enum wfg_cond p2p_cond(enum anl_call_class cls, int nrecv, int nsend,
 	return WFG_OR;
 }
 
-/* No op to go by: the rank waits on someone we cannot name.  Any rank of
- * MPI_COMM_WORLD releasing is the most hopeful reading, so a deadlock
- * found with it holds; the pessimistic run treats the rank as stuck. */
-static void add_guess(struct bctx *b, int rank, enum anl_call_class cls)
+/* No op to go by: the rank waits on someone we cannot name, so any rank
+ * of MPI_COMM_WORLD that goes on is taken to release it.  That reading
+ * never invents a deadlock, and a rank that goes on can indeed still
+ * send what it waits for: the unknown changes the verdict only when no
+ * rank goes on, and then every reading agrees. */
+static void add_guess(struct bctx *b, int rank, enum md_call_class cls)
 {
 	struct anl_ev ev = { rank, -1, b->r->world,
-			     cls == ANL_CALL_SEND ? ANL_EK_SEND : ANL_EK_RECV,
-			     true, cls != ANL_CALL_SEND };
+			     cls == MD_CALL_SEND ? ANL_EK_SEND :
+			     cls == MD_CALL_PROBE ? ANL_EK_PROBE :
+			     cls == MD_CALL_RMA_SYNC ? ANL_EK_UNKNOWN :
+			     ANL_EK_RECV,
+			     true, cls != MD_CALL_SEND };
 
 	b->r->ranks[rank].miss |= ANL_MISS_NOOP;
 	wfg_add_edge(b->r->g, rank, any_node(b, b->r->world),
-		     add_ev(b->r, &ev));
+		     anl_add_ev(b->r, &ev));
 }
 
 /* A send whose receive at the peer is already matched to it. */
@@ -298,11 +271,10 @@ static bool in_transfer(const struct snap *s, int rank,
 	return op->kind == SNAP_OP_SEND && send_matched_at_peer(s, rank, op);
 }
 
-/* Returns the rank's condition; guessed set when the ops did not tell,
- * transfer when a message in transfer is enough to release the rank. */
+/* Returns the rank's condition; transfer when a message in transfer is
+ * enough to release the rank. */
 static enum wfg_cond link_p2p(struct bctx *b, int rank,
-			      enum anl_call_class cls, bool *guessed,
-			      bool *transfer)
+			      enum md_call_class cls, bool *transfer)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
 	int nrecv = 0, nsend = 0, nmoving = 0;
@@ -316,7 +288,6 @@ static enum wfg_cond link_p2p(struct bctx *b, int rank,
 		nmoving += in_transfer(b->s, rank, &sr->ops[k]);
 	}
 	if (!(nrecv + nsend)) {
-		*guessed = true;
 		add_guess(b, rank, cls);
 		return WFG_OR;
 	}
@@ -332,54 +303,68 @@ static enum wfg_cond link_p2p(struct bctx *b, int rank,
 	return cond;
 }
 
-static void link_coll(struct bctx *b, int rank, const char *call,
-		      enum anl_call_class cls, bool *guessed)
+/*
+ * A rank that polls (MPI_Test, MPI_Iprobe in a loop) is as stuck as one
+ * in the blocking call it polls for, when nothing moved: the same call
+ * at the same site and the same pending requests in every look.  A
+ * probe loop needs no request to hold it (it posts none that stays).
+ * A rank that computes between its tests is caught outside MPI in some
+ * look and counts as moving.  Returns the class to link the rank by.
+ */
+static enum md_call_class spin_class(struct bctx *b, int rank)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
-	bool fin = cls == ANL_CALL_FINALIZE, inferred = false;
-	int comm = fin ? b->r->world : coll_comm(b, sr, &inferred);
-	int node = coll_node(b, comm, call, inferred);
-	struct anl_ev ev = { rank, -1, comm,
-			     fin ? ANL_EK_FINALIZE : ANL_EK_COLL,
-			     inferred || !comm_known(b->s, comm), false };
+	enum md_call_class as = anl_poll_class(sr->mpi_call);
 
-	if (ev.inferred && !fin)
-		b->r->ranks[rank].miss |= ANL_MISS_COLLCOMM;
-	*guessed |= ev.inferred && !fin;
-	b->r->ranks[rank].vcoll = node;
-	wfg_add_edge(b->r->g, rank, node, add_ev(b->r, &ev));
+	if (anl_call_class(sr->mpi_call) != MD_CALL_POLL ||
+	    sr->state != SNAP_RANK_COLLECTED ||
+	    sr->progress != SNAP_PROGRESS_STABLE)
+		return anl_call_class(sr->mpi_call);
+	if (as == MD_CALL_PROBE || as == MD_CALL_RMA_SYNC) {
+		b->r->ranks[rank].miss |= ANL_MISS_SPIN;
+		return as;
+	}
+	for (int k = 0; k < sr->nops; k++) {
+		if (op_fits(as, &sr->ops[k])) {
+			b->r->ranks[rank].miss |= ANL_MISS_SPIN;
+			return as;
+		}
+	}
+	return MD_CALL_POLL;
 }
 
 /* Threads of a rank: the blocking MPI calls of its application threads
  * (into calls, returns their number) and whether one of them sits in a
  * non-blocking MPI call (then the rank can go on).  A thread outside MPI
  * does not count: helper threads the collector did not recognise as
- * progress threads (UCX, OpenMP pools) would hide every deadlock. */
+ * progress threads (UCX, OpenMP pools) would hide every deadlock.  The
+ * rank's own spinning call counts as blocking (spin). */
 static int app_calls(const struct snap_rank *sr, const char **calls,
-		     bool *free_thread)
+		     bool spin, bool *free_thread)
 {
 	int n = 0;
 
 	*free_thread = false;
 	for (int t = 0; t < sr->nthreads; t++) {
 		const struct snap_thread *th = &sr->threads[t];
-		enum anl_call_class cls = anl_call_class(th->mpi_call);
+		enum md_call_class cls = anl_call_class(th->mpi_call);
 
-		if (th->progress_thread)
+		if (th->progress_thread || cls == MD_CALL_NONE)
 			continue;
-		if (cls == ANL_CALL_NONBLOCKING)
-			*free_thread = true;
-		else if (cls != ANL_CALL_NONE)
+		if (md_call_blocks(cls) ||
+		    (spin && !strcmp(th->mpi_call, sr->mpi_call)))
 			calls[n++] = th->mpi_call;
+		else
+			*free_thread = true;
 	}
 	return n;
 }
 
-static enum wfg_state classify(struct bctx *b, int rank, bool *free_thread)
+static enum wfg_state classify(struct bctx *b, int rank,
+			       enum md_call_class cls, bool free_thread)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
 	struct anl_rank *ar = &b->r->ranks[rank];
-	enum anl_call_class cls = anl_call_class(sr->mpi_call);
 
 	if (sr->state == SNAP_RANK_GONE)
 		return WFG_GONE;
@@ -388,8 +373,8 @@ static enum wfg_state classify(struct bctx *b, int rank, bool *free_thread)
 		return WFG_UNKNOWN;
 	}
 	/* A rank whose MPI state moved between looks is slow, not stuck. */
-	if (cls == ANL_CALL_NONE || cls == ANL_CALL_NONBLOCKING ||
-	    sr->progress == SNAP_PROGRESS_CHANGED || *free_thread)
+	if (!md_call_blocks(cls) || sr->progress == SNAP_PROGRESS_CHANGED ||
+	    free_thread)
 		return WFG_ACTIVE;
 	if (sr->progress == SNAP_PROGRESS_UNKNOWN)
 		ar->miss |= ANL_MISS_ONELOOK;
@@ -407,17 +392,17 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 	bool p2p = false;
 
 	for (int i = 0; i < n; i++) {
-		enum anl_call_class cls = anl_call_class(calls[i]);
+		enum md_call_class cls = anl_call_class(calls[i]);
 
-		if (cls == ANL_CALL_COLL || cls == ANL_CALL_FINALIZE)
-			link_coll(b, rank, calls[i], cls, guessed);
+		if (md_call_collective(cls))
+			anl_link_coll(b, rank, calls[i], cls, guessed);
 		else
 			p2p = true;
 	}
 	if (p2p) {
 		bool transfer = false;
 
-		link_p2p(b, rank, ANL_CALL_WAITANY, guessed, &transfer);
+		link_p2p(b, rank, MD_CALL_WAITANY, &transfer);
 		if (transfer)
 			b->r->ranks[rank].transfer = 1;
 	}
@@ -427,22 +412,24 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
 	bool free_thread, guessed = false;
-	int n = app_calls(sr, calls, &free_thread);
-	enum wfg_state st = classify(b, rank, &free_thread);
-	enum anl_call_class cls = anl_call_class(sr->mpi_call);
+	enum md_call_class cls = spin_class(b, rank);
+	bool spin = (b->r->ranks[rank].miss & ANL_MISS_SPIN) != 0;
+	int n = app_calls(sr, calls, spin, &free_thread);
+	enum wfg_state st = classify(b, rank, cls, free_thread);
 	enum wfg_cond cond = WFG_AND;
 
 	b->r->ranks[rank].state = (uint8_t)st;
+	if (st != WFG_BLOCKED)
+		b->r->ranks[rank].miss &= (uint16_t)~ANL_MISS_SPIN;
 	if (st == WFG_BLOCKED && n >= 2) {
 		link_threads(b, rank, calls, n, &guessed);
 		cond = WFG_OR;
-	} else if (st == WFG_BLOCKED &&
-		   (cls == ANL_CALL_COLL || cls == ANL_CALL_FINALIZE)) {
-		link_coll(b, rank, sr->mpi_call, cls, &guessed);
+	} else if (st == WFG_BLOCKED && md_call_collective(cls)) {
+		anl_link_coll(b, rank, sr->mpi_call, cls, &guessed);
 	} else if (st == WFG_BLOCKED) {
 		bool transfer = false;
 
-		cond = link_p2p(b, rank, cls, &guessed, &transfer);
+		cond = link_p2p(b, rank, cls, &transfer);
 		if (transfer) {
 			st = WFG_ACTIVE;
 			b->r->ranks[rank].state = (uint8_t)st;
@@ -454,27 +441,6 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 		b->r->ranks[rank].state = (uint8_t)st;
 	}
 	wfg_set_node(b->r->g, rank, st, cond, guessed);
-}
-
-/* A virtual node waits on its communicator's members: "any" on all of
- * them (OR), a collective on those not in it (AND). */
-static void link_vnode(struct bctx *b, int i)
-{
-	const struct anl_vnode *v = &b->r->v[i];
-	const struct snap *s = b->s;
-	int node = b->r->nranks + i;
-	bool known = comm_known(s, v->comm);
-	int n = known ? s->comms[v->comm].size : s->nranks;
-
-	for (int k = 0; k < n; k++) {
-		int m = known ? s->comms[v->comm].group[k] : k;
-
-		if (m < 0 || m >= s->nranks)
-			continue;
-		if (v->kind == ANL_V_COLL && b->r->ranks[m].vcoll == node)
-			continue;
-		wfg_add_edge(b->r->g, node, m, -1);
-	}
 }
 
 void anl_build(struct anl_result *r)
@@ -502,7 +468,8 @@ void anl_build(struct anl_result *r)
 	for (int i = 0; i < s->nranks; i++)
 		link_rank(&b, i, calls);
 	for (int i = 0; i < r->nv; i++)
-		link_vnode(&b, i);
+		anl_link_vnode(&b, i);
+	anl_settle_instances(&b);
 	wfg_freeze(r->g);
 	free(calls);
 	free(b.rep);

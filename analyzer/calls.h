@@ -1,22 +1,20 @@
-/* calls.h - classes of MPI calls by how they wait (analyzer only). */
+/* calls.h - what an MPI call means for the analyzer's waiting, on top of
+ * the one table of MPI calls (include/mpicall.h). */
 #ifndef MD_CALLS_H
 #define MD_CALLS_H
 
-enum anl_call_class {
-	ANL_CALL_NONE,		/* not in MPI */
-	ANL_CALL_NONBLOCKING,	/* returns without waiting on a peer */
-	ANL_CALL_RECV,		/* waits for its receive */
-	ANL_CALL_PROBE,		/* waits for a message; posts no op */
-	ANL_CALL_SEND,		/* waits for its send */
-	ANL_CALL_SENDRECV,	/* both: AND */
-	ANL_CALL_WAIT,		/* one request */
-	ANL_CALL_WAITALL,	/* all its requests: AND */
-	ANL_CALL_WAITANY,	/* one of its requests: OR */
-	ANL_CALL_COLL,		/* a collective: AND over the others */
-	ANL_CALL_FINALIZE,	/* a collective on MPI_COMM_WORLD */
-};
+#include "mpicall.h"
 
-/* The class of the MPI call by standard name; NULL is ANL_CALL_NONE. */
-enum anl_call_class anl_call_class(const char *call);
+/* The class of the MPI call by standard name; NULL is MD_CALL_NONE. */
+enum md_call_class anl_call_class(const char *call);
+
+/*
+ * A polling call in a loop that does not move (a spin-wait) stands for
+ * the blocking call it polls for: MPI_Test for MPI_Wait, MPI_Testall for
+ * MPI_Waitall, MPI_Testany/Testsome for MPI_Waitany, MPI_Iprobe and
+ * MPI_Improbe for MPI_Probe, MPI_Win_test for MPI_Win_wait.  Any other
+ * call gives its own class.
+ */
+enum md_call_class anl_poll_class(const char *call);
 
 #endif /* MD_CALLS_H */

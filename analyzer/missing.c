@@ -7,7 +7,7 @@
 
 /* Not a gap in the data but the one the DLL leaves: the classic
  * mismatched-tag hang.  Beyond the ANL_MISS_* bits of anl_rank.miss. */
-enum { MISS_UNEXPECTED = 256 };
+enum { MISS_UNEXPECTED = 1 << 14 };
 
 struct mgroup {
 	int bit;
@@ -32,6 +32,16 @@ static const struct {
 			    "call; taken as waiting for any of them" },
 	{ ANL_MISS_MAYBE, "may also be deadlocked, depending on the missing "
 			  "data" },
+	{ ANL_MISS_SPIN, "polling (MPI_Test, MPI_Iprobe) at the same call site "
+			 "with the same requests pending in every look: taken "
+			 "as blocked on them [inferred]" },
+	{ ANL_MISS_NOTOPO, "in a neighbour collective on a communicator whose "
+			   "topology was not read: taken to wait on every "
+			   "member [inferred]" },
+	{ ANL_MISS_INTERNAL, "in a collective that no member left between the "
+			     "looks; its internal requests (ob1's queues) were "
+			     "not read, so one still moving data inside would "
+			     "look the same [inferred]" },
 	{ MISS_UNEXPECTED, "receiving from a rank that has gone on to "
 			   "MPI_Finalize or exited: a message it sent with "
 			   "another tag or communicator may sit in the "

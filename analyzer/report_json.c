@@ -133,6 +133,15 @@ static json_object *cycles_arr(const struct anl_result *r)
 					       anl_cycle_kind_name(c->kind)));
 		json_object_object_add(o, "ranks", int_array(c->ranks, c->nranks));
 		json_object_object_add(o, "edges", edges);
+		if (c->kind == ANL_CK_STUCK) {
+			char *reason = anl_stuck_reason(r, c);
+
+			json_object_object_add(o, "reason",
+					       json_object_new_string(reason));
+			json_object_object_add(o, "internal_requests_read",
+				json_object_new_boolean(r->v[c->vnode].evidence));
+			free(reason);
+		}
 		json_object_array_add(a, o);
 	}
 	return a;

@@ -75,8 +75,12 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 	if (ev->kind == ANL_EK_COLL || ev->kind == ANL_EK_FINALIZE) {
 		fprintf(out, "%s on ", anl_edge_kind_name(ev->kind));
 		put_comm(r, ev->comm, out);
+	} else if (ev->kind == ANL_EK_NEIGHBOR) {
+		fputs("neighbour collective on ", out);
+		put_comm(r, ev->comm, out);
 	} else {
-		fprintf(out, "%s%s", anl_edge_kind_name(ev->kind),
+		fprintf(out, "%s%s%s", op && anl_op_internal(op) ?
+			"internal " : "", anl_edge_kind_name(ev->kind),
 			ev->any_source ? " from any source" : "");
 		if (op && op->any_tag)
 			fputs(", any tag", out);
@@ -84,7 +88,7 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 			fprintf(out, ", tag %d", op->tag);
 		fputs(", ", out);
 		put_comm(r, ev->comm, out);
-		if (op)
+		if (op && !anl_op_probe(op))
 			fprintf(out, ", %llu bytes",
 				(unsigned long long)op->length);
 		if (op && op->datatype)
@@ -155,7 +159,9 @@ static int put_step(const struct anl_result *r, const int *path, int left,
 		} else {
 			fputs(" waits for ", out);
 			put_rank(r, to, ev ? ev->comm : -1,
-				 ev && ev->kind >= ANL_EK_COLL, out);
+				 ev && (ev->kind == ANL_EK_COLL ||
+					ev->kind == ANL_EK_FINALIZE ||
+					ev->kind == ANL_EK_NEIGHBOR), out);
 		}
 	}
 	fputs(": ", out);
@@ -190,6 +196,76 @@ static void put_chain(const struct anl_result *r, const struct anl_cycle *c,
 	}
 }
 
+/* The global rank an internal request of rank waits on, -1 for any. */
+static int op_peer(const struct anl_result *r, const struct snap_op *op)
+{
+	const struct snap_comm *c = op->comm >= 0 && op->comm < r->s->ncomms ?
+		&r->s->comms[op->comm] : NULL;
+
+	if (op->peer_global >= 0)
+		return op->peer_global;
+	if (c && c->group && op->peer_local >= 0 && op->peer_local < c->size)
+		return c->group[op->peer_local];
+	return -1;
+}
+
+/* A stuck collective: its reason, then what each member's internal
+ * requests wait for (ob1's queues), or why nothing more can be said. */
+static void put_stuck(const struct anl_result *r, const struct anl_cycle *c,
+		      const struct anl_opts *o, FILE *out)
+{
+	char *reason = anl_stuck_reason(r, c), *m, *site;
+	int shown = 0, more = 0;
+
+	fprintf(out, "  %s\n", reason);
+	free(reason);
+	for (int i = 0; i < c->nranks; i++) {
+		int rank = c->ranks[i];
+		const struct snap_rank *sr = &r->s->ranks[rank];
+
+		for (int k = 0; k < sr->nops; k++) {
+			const struct snap_op *op = &sr->ops[k];
+			struct anl_ev ev = { rank, k, op->comm,
+					     op->kind == SNAP_OP_SEND ?
+						     ANL_EK_SEND : ANL_EK_RECV,
+					     false, op->peer_local < 0 };
+			int peer = op_peer(r, op);
+
+			if (!anl_op_internal(op) || op->status == SNAP_ST_COMPLETE)
+				continue;
+			if (!o->all_ranks && shown >= TEXT_MAX_STEPS) {
+				more++;
+				continue;
+			}
+			fputs("  ", out);
+			put_rank(r, rank, op->comm, true, out);
+			if (peer < 0 || peer >= r->nranks) {
+				fputs(" waits for any rank: ", out);
+			} else {
+				fputs(" waits for ", out);
+				put_rank(r, peer, op->comm, false, out);
+				fputs(": ", out);
+			}
+			put_detail(r, &ev, out);
+			shown++;
+		}
+	}
+	if (more)
+		fprintf(out, "  ... %d more internal requests (--all-ranks shows "
+			     "them)\n", more);
+	if (shown || more)
+		return;
+	m = anl_ranks_text(c->ranks, c->nranks);
+	site = anl_site(r, c->ranks[0]);
+	fprintf(out, "  %s (%s) %s in it and none moved between the looks; %s\n",
+		m, site, c->nranks == 1 ? "is" : "are all",
+		r->v[c->vnode].evidence ?
+			"none has an internal request pending" :
+			"their internal requests were not read [inferred]");
+	free(m);
+	free(site);
+}
+
 static void put_cycles(const struct anl_result *r, const struct anl_opts *o,
 		       FILE *out)
 {
@@ -200,7 +276,10 @@ static void put_cycles(const struct anl_result *r, const struct anl_opts *o,
 		fprintf(out, "\n%s %d: %s\n", anl_cycle_kind_name(c->kind), i + 1,
 			ranks);
 		free(ranks);
-		put_chain(r, c, o, out);
+		if (c->kind == ANL_CK_STUCK)
+			put_stuck(r, c, o, out);
+		else
+			put_chain(r, c, o, out);
 	}
 }
 
@@ -208,7 +287,7 @@ static void put_cycles(const struct anl_result *r, const struct anl_opts *o,
 struct gkey {
 	int role;
 	int what;		/* 0 plain, 1 moving, 2 non-blocking call,
-				 * 3 message in transfer */
+				 * 3 message in transfer, 4 all finishing */
 	const char *call, *file, *func, *reason;
 	int line;
 	int pad;		/* hashed as bytes: no implicit padding */
@@ -238,6 +317,7 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 	k.line = sr->call_line;
 	if (k.role == ANL_ROLE_ACTIVE && sr->mpi_call)
 		k.what = r->ranks[i].transfer ? 3 :
+			 r->ranks[i].finishing ? 4 :
 			 sr->progress == SNAP_PROGRESS_CHANGED ? 1 : 2;
 	return k;
 }
@@ -258,7 +338,8 @@ static const char *group_text(const struct anl_result *r,
 	case ANL_ROLE_ACTIVE:
 		return k->what == 1 ? "making progress" :
 		       k->what == 2 ? "does not block" :
-		       k->what == 3 ? "a matched message is in transfer" : "";
+		       k->what == 3 ? "a matched message is in transfer" :
+		       k->what == 4 ? "finishing (every rank is in it)" : "";
 	}
 	return "";
 }

@@ -192,7 +192,7 @@ static const struct snap_track_rec *current_coll(const struct anl_result *r,
 {
 	const struct snap_rank *sr = &r->s->ranks[i];
 	const struct snap_track_rec *last = NULL;
-	enum anl_call_class cls = anl_call_class(sr->mpi_call);
+	enum md_call_class cls = anl_call_class(sr->mpi_call);
 
 	for (int k = 0; k < sr->ntrack; k++)
 		if (sr->track[k].kind == SNAP_TRACK_COLL &&
@@ -200,10 +200,11 @@ static const struct snap_track_rec *current_coll(const struct anl_result *r,
 			last = &sr->track[k];
 	if (!last)
 		return NULL;
-	if (cls == ANL_CALL_COLL && !strcmp(last->call, sr->mpi_call))
+	if (md_call_collective(cls) && cls != MD_CALL_FINALIZE &&
+	    !strcmp(last->call, sr->mpi_call))
 		return last;
-	if ((cls == ANL_CALL_WAIT || cls == ANL_CALL_WAITALL ||
-	     cls == ANL_CALL_WAITANY) && !strncmp(last->call, "MPI_I", 5))
+	if ((cls == MD_CALL_WAIT || cls == MD_CALL_WAITALL ||
+	     cls == MD_CALL_WAITANY) && !strncmp(last->call, "MPI_I", 5))
 		return last;
 	return NULL;
 }

@@ -89,6 +89,7 @@ static struct anl_cycle *new_cycle(struct anl_result *r, int kind)
 			     ((size_t)r->ncycles + 1) * sizeof(*r->cycles));
 	memset(&r->cycles[r->ncycles], 0, sizeof(*r->cycles));
 	r->cycles[r->ncycles].kind = (uint8_t)kind;
+	r->cycles[r->ncycles].vnode = -1;
 	return &r->cycles[r->ncycles++];
 }
 
@@ -127,17 +128,50 @@ static int comp_kind(const struct anl_result *r, const int *comp, int c)
 
 /* The cyclic component a stuck rank belongs to: its own, or that of the
  * collective it sits in (all members of a stuck collective instance are
- * in the deadlock, not only the one the cycle passes through). */
+ * in the deadlock, not only the one the cycle passes through).  Members
+ * of an instance stuck on its own are explained apart (explain_stuck). */
 static int rank_comp(const struct anl_result *r, const int *comp,
 		     const uint8_t *cyclic, int v)
 {
 	int vc = r->ranks[v].vcoll;
 
+	if (r->ranks[v].role == ANL_ROLE_DEADLOCKED)
+		return -1;
 	if (comp[v] >= 0 && cyclic[comp[v]])
 		return comp[v];
-	if (comp[v] >= 0 && vc >= 0 && comp[vc] >= 0 && cyclic[comp[vc]])
+	if (comp[v] >= 0 && vc >= 0 && comp[vc] >= 0 && cyclic[comp[vc]] &&
+	    !r->v[vc - r->nranks].stuck)
 		return comp[vc];
 	return -1;
+}
+
+/* A collective every member is in that does not complete: one part,
+ * its members, held by the instance's own edge. */
+static void explain_stuck(struct anl_result *r, const uint8_t *rel)
+{
+	for (int i = 0; i < r->nv; i++) {
+		int node = r->nranks + i, first, n;
+		struct anl_cycle *cy;
+
+		if (!r->v[i].stuck || rel[node])
+			continue;
+		cy = new_cycle(r, ANL_CK_STUCK);
+		cy->vnode = i;
+		n = wfg_out(r->g, node, &first);
+		for (int e = first; e < first + n; e++) {
+			if (wfg_edge_to(r->g, e) == node) {
+				cy->edges = xmalloc(sizeof(int));
+				cy->edges[0] = e;
+				cy->nedges = 1;
+			}
+		}
+		for (int v = 0; v < r->nranks; v++) {
+			if (r->ranks[v].vcoll != node)
+				continue;
+			cycle_add_rank(cy, v);
+			r->ranks[v].role = ANL_ROLE_DEADLOCKED;
+		}
+	}
 }
 
 /* One entry per cyclic component, in order of its smallest rank, with a
@@ -157,7 +191,8 @@ static void explain_cycles(struct anl_result *r, const int *comp, int ncomp,
 		struct anl_cycle *cy;
 		int c = comp[v];
 
-		if (c < 0 || !cyclic[c] || entry[c] >= 0)
+		if (c < 0 || !cyclic[c] || entry[c] >= 0 ||
+		    r->ranks[v].role == ANL_ROLE_DEADLOCKED)
 			continue;
 		entry[c] = r->ncycles;
 		cy = new_cycle(r, comp_kind(r, comp, c));
@@ -167,7 +202,7 @@ static void explain_cycles(struct anl_result *r, const int *comp, int ncomp,
 	for (int v = 0; v < r->nranks; v++) {
 		int c = rank_comp(r, comp, cyclic, v);
 
-		if (c < 0)
+		if (c < 0 || entry[c] < 0)
 			continue;
 		cycle_add_rank(&r->cycles[entry[c]], v);
 		r->ranks[v].role = ANL_ROLE_DEADLOCKED;
@@ -254,6 +289,7 @@ static void explain(struct anl_result *r, const uint8_t *rel, bool worst)
 
 	for (int v = 0; v < n; v++)
 		keep[v] = !rel[v];
+	explain_stuck(r, rel);
 	if (!wfg_scc(r->g, keep, comp, &ncomp, &cyclic))
 		explain_cycles(r, comp, ncomp, cyclic);
 	explain_dead(r, rel);

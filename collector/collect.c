@@ -414,6 +414,7 @@ int col_open(const struct col_opts *o, struct col **out)
 	c->lines = dl_cache_new();
 	fill_job(c, job);
 	pt_job_free(job);
+	c->topo = topo_acc_new();
 	prepare(c);
 	*out = c;
 	return 0;
@@ -477,6 +478,7 @@ int col_open_pids(const struct col_opts *o, int nranks,
 		r->reason = why ? snap_str(s, why) : NULL;
 		r->collected_on = why ? s->host : NULL;
 	}
+	c->topo = topo_acc_new();
 	prepare(c);
 	*out = c;
 	return 0;
@@ -493,6 +495,7 @@ void col_close(struct col *c, struct snap **out)
 		return;
 	detach_all(c);
 	let_go_lingering(c, true);
+	topo_acc_finish(c->topo, c->s);
 	free(c->linger);
 	free(c->tgts);
 	free(c->read_fault);

@@ -15,6 +15,7 @@
 #include "ob1q.h"
 #include "snap.h"
 #include "target.h"
+#include "topo.h"
 
 /* One DLL, loaded once per distinct path. */
 struct col_dll {
@@ -47,6 +48,7 @@ struct col {
 	struct col_image *images;
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
+	struct topo_acc *topo;	/* distributed graphs' rows, gathered */
 	struct tgt **linger;	/* detached but for threads not stopped */
 	int *read_fault;	/* per rank, injected by a test (col_phase) */
 	int nlinger;

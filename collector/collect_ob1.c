@@ -117,9 +117,14 @@ void col_ob1_read(struct col_rank *cr, struct col_image *im,
 	col_ob1_prepare(cr, im);
 	if (!im->ob1)
 		return;
-	if (ob1_collect(im->ob1, &col_proc_ops, cr, c->s, r, &st) == 0 &&
-	    st.torn)
-		md_info("rank %d: %d walks of ob1's queues cut short (a list "
-			"changed, or a bound was reached)", cr->rank, st.torn);
+	if (ob1_collect(im->ob1, &col_proc_ops, cr, c->s, r, &st) == 0) {
+		/* Whole walks only: then a request ob1 does not list is not
+		 * pending, which the analyzer takes as evidence. */
+		r->ob1 = !st.torn;
+		if (st.torn)
+			md_info("rank %d: %d walks of ob1's queues cut short (a "
+				"list changed, or a bound was reached)",
+				cr->rank, st.torn);
+	}
 	c->st.ob1_ns += md_now_ns() - t0;
 }

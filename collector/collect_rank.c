@@ -186,6 +186,10 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 	col_phase(c, COL_PHASE_OB1, cr->rank);
 	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
 		col_ob1_read(cr, im, r);
+	/* The topologies, for neighbour collectives: beside the DLL, which
+	 * does not read them. */
+	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
+		topo_read(&col_proc_ops, cr, im->types, c->s, r, c->topo);
 	return rc;
 }
 

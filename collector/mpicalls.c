@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mpicall.h"
+
 /* Open MPI internals that stand for a call by their exact name. */
 static const struct {
 	const char *func;
@@ -41,6 +43,11 @@ static const struct {
 	const char *word;
 	const char *call;
 } mc_coll_words[] = {
+	{ "_neighbor_allgatherv", "MPI_Neighbor_allgatherv" },
+	{ "_neighbor_allgather", "MPI_Neighbor_allgather" },
+	{ "_neighbor_alltoallv", "MPI_Neighbor_alltoallv" },
+	{ "_neighbor_alltoallw", "MPI_Neighbor_alltoallw" },
+	{ "_neighbor_alltoall", "MPI_Neighbor_alltoall" },
 	{ "_reduce_scatter_block", "MPI_Reduce_scatter_block" },
 	{ "_reduce_scatter", "MPI_Reduce_scatter" },
 	{ "_allreduce", "MPI_Allreduce" },
@@ -61,35 +68,6 @@ static const struct {
 	{ "_fence", "MPI_Win_fence" },
 };
 
-static const char *const mc_blocking_p2p[] = {
-	"MPI_Recv", "MPI_Send", "MPI_Ssend", "MPI_Rsend",
-	"MPI_Sendrecv", "MPI_Sendrecv_replace",
-	"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
-	"MPI_Probe", "MPI_Mprobe", "MPI_Mrecv", "MPI_Init",
-	"MPI_Init_thread", "MPI_File_open", "MPI_Win_create",
-	"MPI_Win_allocate", "MPI_Win_free", "MPI_Win_wait",
-	"MPI_Win_complete", "MPI_Win_lock", "MPI_Win_unlock",
-	"MPI_Comm_accept", "MPI_Comm_connect", "MPI_Comm_spawn",
-	"MPI_Intercomm_create", "MPI_Intercomm_merge",
-};
-
-/* Every member of the communicator must enter.  MPI_Finalize counts: in
- * Open MPI it is a PMIx fence over MPI_COMM_WORLD. */
-static const char *const mc_collectives[] = {
-	"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
-	"MPI_Gather", "MPI_Gatherv", "MPI_Allgather", "MPI_Allgatherv",
-	"MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Scatter",
-	"MPI_Scatterv", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
-	"MPI_Scan", "MPI_Exscan", "MPI_Neighbor_allgather",
-	"MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall",
-	"MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
-	"MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_dup",
-	"MPI_Comm_dup_with_info", "MPI_Comm_create",
-	"MPI_Comm_create_group", "MPI_Comm_free", "MPI_Cart_create",
-	"MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Win_fence",
-	"MPI_Finalize",
-};
-
 /* Helper threads of the runtime: their loops, by function name. */
 static const char *const mc_helper_funcs[] = {
 	"progress_engine", "opal_progress_threads", "pmix_progress_threads",
@@ -107,20 +85,15 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 	return false;
 }
 
+/* Both from the one table of MPI calls (include/mpicall.h). */
 bool mc_is_blocking(const char *call)
 {
-	if (!call)
-		return false;
-	return in_list(call, mc_blocking_p2p,
-		       sizeof(mc_blocking_p2p) / sizeof(*mc_blocking_p2p)) ||
-	       mc_is_collective(call);
+	return md_call_blocks(md_call_class(call));
 }
 
 bool mc_is_collective(const char *call)
 {
-	size_t n = sizeof(mc_collectives) / sizeof(*mc_collectives);
-
-	return call && in_list(call, mc_collectives, n);
+	return md_call_collective(md_call_class(call));
 }
 
 /* "MPI_Comm_split" from the letters after a [P]MPI_ or [p]mpi_ prefix:
@@ -175,6 +148,10 @@ static bool internal_name(const char *func, char *buf, size_t len)
 	}
 	if (strncmp(func, "ompi_coll_", 10) && strncmp(func, "mca_coll_", 9) &&
 	    strncmp(func, "ompi_osc_", 9))
+		return false;
+	/* libnbc's nonblocking neighbour collectives are not the blocking
+	 * ones, and "_allgather" would match inside them. */
+	if (strstr(func, "_ineighbor_"))
 		return false;
 	n = sizeof(mc_coll_words) / sizeof(*mc_coll_words);
 	for (size_t i = 0; i < n; i++) {

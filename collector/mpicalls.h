@@ -42,7 +42,8 @@ struct mc_class {
 /* Classify one thread's frames (innermost first, n >= 0). */
 void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out);
 
-/* Calls by standard name ("MPI_Recv"); unknown names give false. */
+/* Calls by standard name ("MPI_Recv"), by the table of MPI calls
+ * (include/mpicall.h); unknown names give false. */
 bool mc_is_blocking(const char *call);
 bool mc_is_collective(const char *call);
 

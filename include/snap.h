@@ -83,6 +83,15 @@ struct snap_thread {
 				 * application */
 };
 
+/* A communicator's virtual topology (MPI_Cart_create, MPI_Graph_create,
+ * MPI_Dist_graph_create[_adjacent]). */
+enum snap_topo {
+	SNAP_TOPO_NONE,		/* none, or not read */
+	SNAP_TOPO_CART,
+	SNAP_TOPO_GRAPH,
+	SNAP_TOPO_DIST_GRAPH,
+};
+
 /*
  * A communicator, job-wide: the collector merges what the ranks report
  * (same id, same name, same group) into one entry.
@@ -94,6 +103,13 @@ struct snap_comm {
 	int size;
 	int *group;		/* size global ranks, local rank order; NULL
 				 * if the DLL could not give the group */
+	/* The topology, for neighbour collectives: the neighbours (local
+	 * ranks, sources and destinations together) of local rank i are
+	 * nbr[nbr_first[i] .. nbr_first[i + 1]).  nbr_first has size + 1
+	 * entries; both NULL when topo is SNAP_TOPO_NONE. */
+	uint8_t topo;		/* enum snap_topo */
+	int *nbr_first;
+	int *nbr;
 };
 
 /* A rank's membership in a communicator. */
@@ -209,6 +225,10 @@ struct snap_rank {
 	enum snap_queues queues;
 	const char *queues_reason;	/* with SNAP_QUEUES_NONE */
 	bool unexpected_available;	/* the DLL shows the unexpected queue */
+	/* ob1's matching queues were read for this rank: its posted
+	 * receives, probes and collectives' internal requests are all in
+	 * ops, so one that is not there is not pending. */
+	bool ob1;
 
 	int nops;
 	struct snap_op *ops;
@@ -267,6 +287,11 @@ void snap_set_nranks(struct snap *s, int n);
 int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
 		     const int *group);
 
+/* Set the topology of communicator comm: first (size + 1 entries) and
+ * nbr (first[size] entries, local ranks) are copied.  kind NONE clears
+ * it. */
+void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
+			const int *first, const int *nbr);
 /*
  * Copy rank (an index in both) from src into dst, deeply: its strings
  * interned in dst, its communicators interned in dst (by id, name and
@@ -282,6 +307,7 @@ const char *snap_progress_name(enum snap_progress p);
 const char *snap_op_kind_name(enum snap_op_kind k);
 const char *snap_status_name(enum snap_op_status st);
 const char *snap_source_name(enum snap_op_source src);
+const char *snap_topo_name(enum snap_topo t);		/* "cart", ... */
 const char *snap_track_kind_name(enum snap_track_kind k);
 
 /*

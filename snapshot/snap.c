@@ -74,8 +74,11 @@ void snap_free(struct snap *s)
 	for (int i = 0; i < s->nranks; i++)
 		rank_free_arrays(&s->ranks[i]);
 	free(s->ranks);
-	for (int i = 0; i < s->ncomms; i++)
+	for (int i = 0; i < s->ncomms; i++) {
 		free(s->comms[i].group);
+		free(s->comms[i].nbr_first);
+		free(s->comms[i].nbr);
+	}
 	free(s->comms);
 	free(s->notes);
 	if (s->pool) {
@@ -259,6 +262,7 @@ int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
 			xrealloc(s->comms, p->comms_alloc * sizeof(*s->comms));
 	}
 	c = &s->comms[s->ncomms];
+	memset(c, 0, sizeof(*c));
 	c->id = id;
 	c->name = snap_str(s, name);
 	c->size = size;
@@ -323,6 +327,35 @@ const char *snap_status_name(enum snap_op_status st)
 		return "complete";
 	}
 	return "?";
+}
+
+void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
+			const int *first, const int *nbr)
+{
+	struct snap_comm *c = &s->comms[comm];
+	size_t n;
+
+	free(c->nbr_first);
+	free(c->nbr);
+	c->nbr_first = c->nbr = NULL;
+	c->topo = SNAP_TOPO_NONE;
+	if (kind == SNAP_TOPO_NONE || !first || c->size <= 0)
+		return;
+	n = (size_t)first[c->size];
+	c->topo = (uint8_t)kind;
+	c->nbr_first = xmalloc(((size_t)c->size + 1) * sizeof(int));
+	memcpy(c->nbr_first, first, ((size_t)c->size + 1) * sizeof(int));
+	c->nbr = xmalloc(n * sizeof(int) + 1);
+	if (n)
+		memcpy(c->nbr, nbr, n * sizeof(int));
+}
+
+const char *snap_topo_name(enum snap_topo t)
+{
+	static const char *const names[] = { "none", "cart", "graph",
+					     "dist_graph" };
+
+	return (unsigned)t < 4 ? names[t] : "?";
 }
 
 const char *snap_source_name(enum snap_op_source src)

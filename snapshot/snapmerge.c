@@ -14,12 +14,17 @@
 static int comm_map(struct snap *dst, const struct snap *src, int ci)
 {
 	const struct snap_comm *c;
+	int di;
 
 	if (ci < 0 || ci >= src->ncomms)
 		return -1;
 	c = &src->comms[ci];
-	return snap_comm_intern(dst, c->id, c->name ? c->name : "", c->size,
-				c->group);
+	di = snap_comm_intern(dst, c->id, c->name ? c->name : "", c->size,
+			      c->group);
+	/* The topology comes along (the first part that read it). */
+	if (c->topo != SNAP_TOPO_NONE && dst->comms[di].topo == SNAP_TOPO_NONE)
+		snap_comm_set_topo(dst, di, c->topo, c->nbr_first, c->nbr);
+	return di;
 }
 
 static void copy_ops(struct snap *dst, const struct snap *src,

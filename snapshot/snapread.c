@@ -237,6 +237,74 @@ static int read_group(struct snaprd *r, int size, int **out)
 	return ret;
 }
 
+static const char *topo_name(int i)
+{
+	return snap_topo_name(i);
+}
+
+/* "neighbors": "1,3;0,2;;1": size lists of local ranks, ';' between
+ * them, ',' between the ranks of one list. */
+static int parse_neighbors(struct snaprd *r, int size, const char *text,
+			   int **first, int **nbr)
+{
+	const char *p = text;
+	int n = 0, cap = 16;
+
+	*first = xmalloc(((size_t)size + 1) * sizeof(int));
+	*nbr = xmalloc((size_t)cap * sizeof(int));
+	(*first)[0] = 0;
+	for (int i = 0; i < size; i++) {
+		while (*p && *p != ';') {
+			char *end;
+			long v = strtol(p, &end, 10);
+
+			if (end == p || v < 0 || v >= size)
+				goto bad;
+			if (n == cap)
+				*nbr = xrealloc(*nbr,
+						(size_t)(cap *= 2) * sizeof(int));
+			(*nbr)[n++] = (int)v;
+			p = end;
+			if (*p == ',' && p[1] && p[1] != ';' && p[1] != ',')
+				p++;
+			else if (*p && *p != ';')
+				goto bad;
+		}
+		(*first)[i + 1] = n;
+		if (i + 1 < size && *p++ != ';')
+			goto bad;
+	}
+	if (!*p)
+		return 0;
+bad:
+	return snaprd_fail(r, "neighbors",
+			   "\"neighbors\" must be %d lists of local ranks "
+			   "below %d, one per local rank (\"1,3;0,2\")",
+			   size, size);
+}
+
+/* The communicator's topology, if the line has one. */
+static int read_topo(struct snaprd *r, int idx, int size)
+{
+	const struct snaprd_val *v = r->top;
+	const char *text = NULL;
+	int kind, *first = NULL, *nbr = NULL, ret;
+
+	if (snaprd_enum(r, &v[RDL_TOPO], "topo", topo_name, 4, 0, &kind) ||
+	    snaprd_str(r, &v[RDL_NEIGHBORS], "neighbors", &text))
+		return -MD_E_INPUT;
+	if (kind == SNAP_TOPO_NONE)
+		return 0;
+	if (!text)
+		return snaprd_fail(r, "topo", "\"topo\" without \"neighbors\"");
+	ret = parse_neighbors(r, size, text, &first, &nbr);
+	if (!ret)
+		snap_comm_set_topo(r->s, idx, kind, first, nbr);
+	free(first);
+	free(nbr);
+	return ret;
+}
+
 static int read_comm(struct snaprd *r)
 {
 	const struct snaprd_val *v = r->top;
@@ -272,6 +340,8 @@ static int read_comm(struct snaprd *r)
 	free(group);
 	if (got != idx)
 		return snaprd_fail(r, NULL, "the same as communicator %d", got);
+	if (read_topo(r, idx, size))
+		return -MD_E_INPUT;
 	r->comms_read++;
 	ret = 0;
 	return ret;

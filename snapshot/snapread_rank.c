@@ -32,7 +32,6 @@ static const char *status_name(int i)
 {
 	return snap_status_name(i);
 }
-
 static const char *source_name(int i)
 {
 	return snap_source_name(i);
@@ -121,7 +120,8 @@ static int read_queues(struct snaprd *r, struct snap_rank *k)
 	const struct snaprd_val *none = &r->queues[RDQ_NONE];
 
 	if (snaprd_bool(r, &r->top[RDL_UNEXPECTED], "unexpected",
-			&k->unexpected_available))
+			&k->unexpected_available) ||
+	    snaprd_bool(r, &r->top[RDL_OB1], "ob1", &k->ob1))
 		return -MD_E_INPUT;
 	if (v->type == SNAPRD_ABSENT || v->type == SNAPRD_NULL)
 		return 0;

@@ -79,6 +79,9 @@ static const struct key top_keys[RDL_COUNT] = {
 	{.name = "note", .str = S_INTERN},
 	{.name = "track"},	/* only noted: snapread_track.c reads it */
 	{.name = "collected_on", .str = S_INTERN},
+	{.name = "topo", .str = S_INTERN},
+	{.name = "neighbors", .str = S_INTERN},
+	{.name = "ob1"},
 };
 static const struct key site_keys[RDS_COUNT] = {
 	{.name = "func", .str = S_INTERN},

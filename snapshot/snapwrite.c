@@ -129,6 +129,32 @@ static char *group_ranges(const int *g, int n)
 	return out;
 }
 
+/* The neighbours as "1,3;0,2;;1": local ranks, one list per local rank
+ * in order, ';' between the lists. */
+static void add_topo(jobj *o, const struct snap_comm *c)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (c->topo == SNAP_TOPO_NONE || !c->nbr_first)
+		return;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return;
+	for (int i = 0; i < c->size; i++) {
+		if (i)
+			fputc(';', m);
+		for (int k = c->nbr_first[i]; k < c->nbr_first[i + 1]; k++)
+			fprintf(m, "%s%d", k > c->nbr_first[i] ? "," : "",
+				c->nbr[k]);
+	}
+	fclose(m);
+	add_str(o, "topo", snap_topo_name(c->topo));
+	add_str(o, "neighbors", text);
+	free(text);
+}
+
 static void write_comm(const struct snap_comm *c, int idx, FILE *f)
 {
 	jobj *o = json_object_new_object();
@@ -152,6 +178,7 @@ static void write_comm(const struct snap_comm *c, int idx, FILE *f)
 			add(o, "group", a);
 		}
 	}
+	add_topo(o, c);
 	put_line(o, f);
 }
 
@@ -339,6 +366,7 @@ static void add_lists(jobj *o, const struct snap_rank *r)
 		add(o, "queues", a);
 	}
 	add_true(o, "unexpected", r->unexpected_available);
+	add_true(o, "ob1", r->ob1);
 	if (r->nops > 0) {
 		a = json_object_new_array_ext(r->nops);
 		for (int i = 0; i < r->nops; i++)

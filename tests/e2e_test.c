@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "snap.h"
 #include "support/manifest.h"
 #include "support/mpijob.h"
 
@@ -417,6 +418,42 @@ static void check_healthy(const struct mf_sample *s, json_object *rep,
 	free(out);
 }
 
+/* The topology the manifest names is in the snapshot: read from the
+ * ranks' c_topo through the library's types. */
+static void check_topology(const struct mf_sample *s, const char *snap)
+{
+	FILE *f = fopen(snap, "r");
+	struct snap *sn = NULL;
+	bool found = false;
+
+	cr_assert_not_null(f, "no snapshot %s", snap);
+	cr_assert_eq(snap_read(f, snap, &sn), 0);
+	fclose(f);
+	for (int c = 0; c < sn->ncomms && !found; c++) {
+		const struct snap_comm *cm = &sn->comms[c];
+		char *text = NULL, *want;
+		size_t len = 0;
+		FILE *m;
+
+		if (cm->topo == SNAP_TOPO_NONE)
+			continue;
+		m = open_memstream(&text, &len);
+		fprintf(m, "%s ", snap_topo_name(cm->topo));
+		for (int i = 0; i < cm->size; i++)
+			for (int k = cm->nbr_first[i]; k < cm->nbr_first[i + 1]; k++)
+				fprintf(m, "%s%d", k > cm->nbr_first[i] ? "," :
+					i ? ";" : "", cm->nbr[k]);
+		fclose(m);
+		want = s->topology;
+		found = !strcmp(text, want);
+		if (!found)
+			cr_log_warn("communicator %d: topology %s", c, text);
+		free(text);
+	}
+	EXPECT(found, "no communicator with topology %s in the snapshot",
+	       s->topology);
+	snap_free(sn);
+}
 /* Spread over the test cluster (scripts/cluster.sh): the hostfile and
  * the launcher of the agents; NULL for one host. */
 static const char *cur_hostfile, *cur_launcher;
@@ -468,6 +505,8 @@ static void run_sample(const char *setup, const char *name)
 		check_deadlock(s, rep, code, snap);
 	else
 		check_healthy(s, rep, code);
+	if (s->topology)
+		check_topology(s, snap);
 	if (cur_failed) {
 		char *err = xasprintf("%s/report.err", cur_dir);
 
@@ -490,7 +529,11 @@ static void run_sample(const char *setup, const char *name)
 	X(collmissing, 150) X(collmismatch, 150) X(splitcomm, 200)        \
 	X(partial, 200) X(earlyexit, 150) X(threads, 150)                 \
 	X(compute, 300) X(exchange, 300) X(commmismatch, 150) X(longcoll, 300) \
-	X(irecvtag, 150) X(persistent, 150) X(mtexchange, 300)
+	X(irecvtag, 150) X(persistent, 150) X(mtexchange, 300)            \
+	X(rootmismatch, 150) X(collcount, 150) X(collinterleave, 150)     \
+	X(neighbormissing, 150) X(probedeadlock, 150) X(probeslow, 300)   \
+	X(spindeadlock, 150) X(pollok, 300) X(nbcwait, 150)               \
+	X(rmafence, 150) X(commmissing, 150) X(twodeadlocks, 150)
 
 #define E2E_TESTS(name, secs)                                             \
 	Test(e2e_debian, name, .timeout = secs, .fini = e2e_fini)         \

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "support/invariant.h"
 #include "support/snapbuild.h"
 
 #define EXPECTED_DIR "tests/expected/reports/"
@@ -22,6 +23,7 @@ static char *render(const struct snap *s, const struct anl_opts *o)
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
+	inv_check(s, "report test");
 	anl_report(r, o, f);
 	fclose(f);
 	anl_result_free(r);
@@ -186,4 +188,68 @@ Test(report, junit_failure_carries_the_verdict)
 	free(xml);
 	anl_result_free(r);
 	snap_free(s);
+}
+
+/* MPI_Reduce with two roots: the reason, and each rank's internal
+ * receive from the other as ob1 shows it. */
+Test(report, stuck_collective_names_the_reason_and_internal_requests)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Reduce", "root.c", 12);
+	sb_call(s, 1, "MPI_Reduce", "root.c", 14);
+	sb_ob1_op(s, 0, SNAP_OP_RECV, 0, 1, -21, false);
+	sb_ob1_op(s, 1, SNAP_OP_RECV, 0, 0, -21, false);
+	compare(s, &text, "stuck_reduce.txt");
+	compare(s, &json, "stuck_reduce.json");
+	snap_free(s);
+}
+
+Test(report, stuck_collective_without_ob1_says_what_could_not_be_seen)
+{
+	struct snap *s = sb_new(3);
+
+	for (int i = 0; i < 3; i++)
+		sb_call(s, i, "MPI_Gather", "cnt.c", 20);
+	compare(s, &text, "stuck_noev.txt");
+	snap_free(s);
+}
+
+Test(report, spin_wait_edge_is_inferred)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Test", "spin.c", 17);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 1, 2, 8);
+	sb_recv(s, 1, 0, 3, "spin.c", 24);
+	compare(s, &text, "spin.txt");
+	snap_free(s);
+}
+
+/* Snapshots of real jobs (tests/fixtures/analyze/README says how they
+ * were made), with ob1's queues read. */
+static void compare_fixture(const char *fixture, const char *expected)
+{
+	char path[256];
+	FILE *f;
+	struct snap *s = NULL;
+
+	snprintf(path, sizeof(path), "tests/fixtures/analyze/%s", fixture);
+	f = fopen(path, "r");
+	if (!f)
+		cr_skip_test("%s not found: run from the repository root", path);
+	cr_assert_eq(snap_read(f, path, &s), 0);
+	fclose(f);
+	compare(s, &text, expected);
+	snap_free(s);
+}
+
+Test(report, reduce_with_two_roots_shows_each_root_waiting_for_the_other)
+{
+	compare_fixture("rootmismatch.jsonl", "fixture_rootmismatch.txt");
+}
+
+Test(report, probes_wait_on_their_sources_from_ob1)
+{
+	compare_fixture("probedeadlock.jsonl", "fixture_probedeadlock.txt");
 }

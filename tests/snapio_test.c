@@ -32,6 +32,12 @@ static struct snap *sample(void)
 	snap_comm_intern(s, 0, "MPI_COMM_WORLD", 3, world);
 	snap_comm_intern(s, 1, "MPI_COMM_SELF", 1, self);
 	snap_comm_intern(s, 9, "", 2, NULL);
+	{
+		/* a ring of 3: each rank's neighbours, one without any */
+		static const int first[] = { 0, 2, 2, 4 }, nbr[] = { 2, 1, 0, 1 };
+
+		snap_comm_set_topo(s, 0, SNAP_TOPO_CART, first, nbr);
+	}
 	snap_set_nranks(s, 3);
 	r = &s->ranks[1];
 	r->pid = 1234;
@@ -49,6 +55,7 @@ static struct snap *sample(void)
 	r->queues = SNAP_QUEUES_NONE;
 	r->queues_reason = snap_str(s, "no queues");
 	r->unexpected_available = true;
+	r->ob1 = true;
 	r->nops = 2;
 	r->ops = op = calloc(2, sizeof(*op));
 	op[0] = (struct snap_op){ .kind = SNAP_OP_SEND, .status = SNAP_ST_COMPLETE,
@@ -63,7 +70,8 @@ static struct snap *sample(void)
 	op[1] = (struct snap_op){ .kind = SNAP_OP_RECV, .comm = -1,
 				  .peer_local = -1, .peer_global = -1,
 				  .any_tag = true, .actual_local = -1,
-				  .actual_global = -1 };
+				  .actual_global = -1, .source = SNAP_SRC_OB1,
+				  .req_type = "probe" };
 	r->nthreads = 1;
 	r->threads = t = calloc(1, sizeof(*t));
 	t->tid = 1235;
@@ -123,6 +131,7 @@ static void assert_op_eq(const struct snap_op *a, const struct snap_op *b)
 	cr_assert_eq(a->actual_length, b->actual_length);
 	cr_assert_eq(a->request, b->request);
 	cr_assert_eq(a->status_corrected, b->status_corrected);
+	cr_assert_eq(a->source, b->source);
 	cr_assert_eq(a->nextra, b->nextra);
 	for (int i = 0; i < a->nextra; i++)
 		cr_assert_str_eq(a->extra[i], b->extra[i]);
@@ -175,6 +184,7 @@ static void assert_rank_eq(const struct snap_rank *a, const struct snap_rank *b)
 	cr_assert_eq(a->queues, b->queues);
 	assert_str_eq_null(a->queues_reason, b->queues_reason);
 	cr_assert_eq(a->unexpected_available, b->unexpected_available);
+	cr_assert_eq(a->ob1, b->ob1);
 	cr_assert_eq(a->nops, b->nops);
 	for (int i = 0; i < a->nops; i++)
 		assert_op_eq(&a->ops[i], &b->ops[i]);
@@ -201,6 +211,16 @@ static void assert_snap_eq(const struct snap *a, const struct snap *b)
 		cr_assert_eq(!a->comms[i].group, !b->comms[i].group);
 		for (int j = 0; a->comms[i].group && j < a->comms[i].size; j++)
 			cr_assert_eq(a->comms[i].group[j], b->comms[i].group[j]);
+		cr_assert_eq(a->comms[i].topo, b->comms[i].topo);
+		cr_assert_eq(!a->comms[i].nbr_first, !b->comms[i].nbr_first);
+		for (int j = 0; a->comms[i].nbr_first && j <= a->comms[i].size;
+		     j++)
+			cr_assert_eq(a->comms[i].nbr_first[j],
+				     b->comms[i].nbr_first[j]);
+		for (int j = 0; a->comms[i].nbr_first &&
+				j < a->comms[i].nbr_first[a->comms[i].size];
+		     j++)
+			cr_assert_eq(a->comms[i].nbr[j], b->comms[i].nbr[j]);
 	}
 	cr_assert_eq(a->nranks, b->nranks);
 	for (int i = 0; i < a->nranks; i++)
@@ -363,6 +383,11 @@ struct bad_case {
 };
 
 static struct bad_case bad_cases[] = {
+	{ "neighbors",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"c\",\"size\":2,\"group\":[0,1],\"topo\":\"cart\",\"neighbors\":\"1;2\"}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:2:66: communicator 0: \"neighbors\" must be 2 lists of local ranks below 2, one per local rank (\"1,3;0,2\")\n" },
 	{ "addr",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
 	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"

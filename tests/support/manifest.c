@@ -132,6 +132,10 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 	}
 	if (!strcmp(f[0], "stuck"))
 		return add_site(s, f, n, &s->stuck, &s->nstuck);
+	if (!strcmp(f[0], "topology") && n == 3 && !s->topology) {
+		s->topology = xasprintf("%s %s", f[1], f[2]);
+		return 0;
+	}
 	if (!strcmp(f[0], "track") && n == 1) {
 		s->track = true;
 		return 0;
@@ -143,7 +147,7 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 	if (!strcmp(f[0], "disagree") && n >= 2) {
 		s->track = true;
 		s->disagree = xrealloc(s->disagree, (size_t)(s->ndisagree + 1) *
-							    sizeof(char *));
+						    sizeof(char *));
 		s->disagree[s->ndisagree++] = xstrdup(rest);
 		return 0;
 	}
@@ -253,6 +257,7 @@ static void free_sample(struct mf_sample *s)
 	free(s->disagree);
 	free(s->stuck);
 	free(s->output);
+	free(s->topology);
 	free(s->unmatched);
 	free(s->deadlocked);
 	free(s->behind);

@@ -34,6 +34,8 @@ struct mf_sample {
 	struct mf_stuck *stuck;
 	int noutput;
 	char **output;		/* expected stdout lines */
+	char *topology;		/* "cart 3,1;0,2": a communicator of the
+				 * snapshot has it, NULL if not asked */
 	/* libmdtrack.so: run with it ("track", or any of the next two). */
 	bool track;
 	int nposted;		/* "posted RANKS CALL FILE:LINE" */

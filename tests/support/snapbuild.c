@@ -120,3 +120,35 @@ struct snap *sb_ring(int n)
 		sb_recv(s, i, (i + 1) % n, 7, "ring.c", 14);
 	return s;
 }
+
+struct snap_op *sb_ob1_op(struct snap *s, int rank, enum snap_op_kind kind,
+			  int comm, int peer_local, int tag, bool probe)
+{
+	struct snap_op *op = sb_op(s, rank, kind, comm, peer_local, tag, 8);
+
+	op->any_tag = probe && tag == -1;
+	op->req_type = snap_str(s, probe ? "probe" :
+				kind == SNAP_OP_RECV ? "recv" : "send");
+	op->source = SNAP_SRC_OB1;
+	op->nextra = 0;
+	s->ranks[rank].ob1 = true;
+	return op;
+}
+
+void sb_topo(struct snap *s, int comm, enum snap_topo kind,
+	     const int *const *nbrs)
+{
+	int size = s->comms[comm].size, n = 0;
+	int *first = xmalloc(((size_t)size + 1) * sizeof(int));
+	int *nbr = xmalloc(((size_t)size * size + 1) * sizeof(int));
+
+	for (int i = 0; i < size; i++) {
+		first[i] = n;
+		for (int k = 0; nbrs[i][k] >= 0; k++)
+			nbr[n++] = nbrs[i][k];
+	}
+	first[size] = n;
+	snap_comm_set_topo(s, comm, kind, first, nbr);
+	free(first);
+	free(nbr);
+}

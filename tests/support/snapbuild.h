@@ -6,6 +6,7 @@
 #ifndef MD_SNAPBUILD_H
 #define MD_SNAPBUILD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "snap.h"
@@ -30,6 +31,15 @@ void sb_recv(struct snap *s, int rank, int peer, int tag, const char *file,
 /* rank in MPI_Ssend to peer (world), tag, 4096 bytes. */
 void sb_send(struct snap *s, int rank, int peer, int tag, const char *file,
 	     int line);
+/* An op read from ob1's queues (the rank's ob1 flag set): a
+ * collective's internal request (tag < 0) or, with probe, a probe's
+ * request (tag -1: any tag). */
+struct snap_op *sb_ob1_op(struct snap *s, int rank, enum snap_op_kind kind,
+			  int comm, int peer_local, int tag, bool probe);
+/* Give comm a topology: nbrs[i] lists local rank i's neighbours, ending
+ * in -1. */
+void sb_topo(struct snap *s, int comm, enum snap_topo kind,
+	     const int *const *nbrs);
 /* Change a rank's state, with a reason. */
 void sb_state(struct snap *s, int rank, enum snap_rank_state st,
 	      const char *reason);

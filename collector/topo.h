@@ -1,0 +1,38 @@
+/*
+ * topo.h - the virtual topologies of a rank's communicators (Open MPI:
+ * ompi_communicator_t.c_topo), read from the stopped rank through the
+ * MPI library's types, for the analyzer's neighbour collectives.
+ *
+ * Cartesian and graph topologies are whole in every member, so one rank
+ * gives every member's neighbours.  A distributed graph holds only the
+ * rank's own neighbours: the rows are gathered over the ranks of a look
+ * (topo_acc) and the topology is set once every member's row is known.
+ */
+#ifndef MD_TOPO_H
+#define MD_TOPO_H
+
+#include "dwtypes.h"
+#include "mqdhost.h"
+#include "snap.h"
+
+struct topo_acc;
+
+struct topo_acc *topo_acc_new(void);
+/* Set the topologies whose rows are all known in s; then free acc.
+ * NULL does nothing. */
+void topo_acc_finish(struct topo_acc *acc, struct snap *s);
+
+/*
+ * Read the topologies of the communicators of rank r (its members, as
+ * the DLL gave them) from ompi_mpi_communicators in the process that
+ * proc reads, with the layouts of types.  Communicators whose topology
+ * is already in s are skipped.  Never fails the rank: a topology that
+ * cannot be read is left out (the analyzer then waits on every member).
+ * acc gathers distributed graphs' rows (NULL: they are skipped).
+ * Returns the number of topologies read (set or gathered).
+ */
+int topo_read(const struct mh_proc_ops *proc, void *ctx,
+	      struct dt_index *types, struct snap *s,
+	      const struct snap_rank *r, struct topo_acc *acc);
+
+#endif /* MD_TOPO_H */

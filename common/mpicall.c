@@ -1,0 +1,53 @@
+/* mpicall.c - the table of MPI calls (mpicall.h) and its look-ups. */
+#include "mpicall.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct md_call md_calls[] = {
+#define MD_CALL_ENTRY(name, cls) { "MPI_" #name, MD_CALL_##cls },
+	MD_MPI_CALLS(MD_CALL_ENTRY)
+#undef MD_CALL_ENTRY
+};
+
+const int md_ncalls = (int)(sizeof(md_calls) / sizeof(md_calls[0]));
+
+static int by_name(const void *key, const void *entry)
+{
+	return strcmp(key, ((const struct md_call *)entry)->name);
+}
+
+enum md_call_class md_call_class(const char *name)
+{
+	const struct md_call *c;
+
+	if (!name)
+		return MD_CALL_NONE;
+	c = bsearch(name, md_calls, (size_t)md_ncalls, sizeof(md_calls[0]),
+		    by_name);
+	return c ? c->cls : MD_CALL_NONBLOCKING;
+}
+
+const char *md_call_class_text(enum md_call_class cls)
+{
+	static const char *const texts[] = {
+#define MD_CALL_CLASS_TEXT(name, text) text,
+		MD_CALL_CLASSES(MD_CALL_CLASS_TEXT)
+#undef MD_CALL_CLASS_TEXT
+	};
+
+	return (unsigned)cls < MD_CALL_NCLASSES ? texts[cls] : "?";
+}
+
+bool md_call_blocks(enum md_call_class cls)
+{
+	return cls != MD_CALL_NONE && cls != MD_CALL_NONBLOCKING &&
+	       cls != MD_CALL_POLL;
+}
+
+bool md_call_collective(enum md_call_class cls)
+{
+	return cls == MD_CALL_COLL || cls == MD_CALL_NEIGHBOR ||
+	       cls == MD_CALL_CREATE || cls == MD_CALL_RMA_FENCE ||
+	       cls == MD_CALL_FINALIZE;
+}

@@ -1,0 +1,235 @@
+/*
+ * topo_test.c - communicator topologies read through the library's types
+ * (collector/topo.c).  The "target" is this test's own memory, laid out
+ * with structs that carry Open MPI's type and field names, and the types
+ * come from this test binary's own DWARF (it is built with -g).
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../collector/topo.h"
+#include "md.h"
+
+/* The fields topo.c reads, under Open MPI's names (nothing else in the
+ * test binary defines them). */
+typedef struct {
+	int lowest_free, number_free;
+	int size;
+	void **addr;
+} opal_pointer_array_t;
+typedef struct {
+	char pad[8];
+	uint32_t c_contextid;
+	int c_my_rank;
+	void *c_topo;
+} ompi_communicator_t;
+typedef union {
+	void *graph, *cart, *dist_graph;
+} mca_topo_base_comm_cgd_union_t;
+typedef struct {
+	char pad[16];
+	uint32_t type;
+	mca_topo_base_comm_cgd_union_t mtc;
+} mca_topo_base_module_t;
+typedef struct {
+	char super[16];
+	int ndims;
+	int *dims, *periods, *coords;
+} mca_topo_base_comm_cart_2_2_0_t;
+typedef struct {
+	char super[16];
+	int nnodes;
+	int *index, *edges;
+} mca_topo_base_comm_graph_2_2_0_t;
+typedef struct {
+	char super[16];
+	int *in, *inw, *out, *outw;
+	int indegree, outdegree;
+	_Bool weighted;
+} mca_topo_base_comm_dist_graph_2_2_0_t;
+
+static opal_pointer_array_t ompi_mpi_communicators;
+
+static int self_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	memcpy(buf, (const void *)(uintptr_t)addr, len);
+	return 0;
+}
+
+static int self_lookup(void *ctx, const char *name, uint64_t *addr)
+{
+	(void)ctx;
+	if (strcmp(name, "ompi_mpi_communicators"))
+		return -MD_E_NOSYM;
+	*addr = (uint64_t)(uintptr_t)&ompi_mpi_communicators;
+	return 0;
+}
+
+static const struct mh_proc_ops self_ops = { self_read, self_lookup };
+
+static struct dt_index *self_types(void)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct dt_index *idx = NULL;
+	const char *src;
+
+	cr_assert_gt(n, 0);
+	exe[n] = '\0';
+	cr_assert_eq(dt_index_open(exe, &idx, &src), 0,
+		     "the test binary has no DWARF (build with -g)");
+	return idx;
+}
+
+/* A snapshot of n ranks, all in world (id 0) and in a communicator with
+ * context id 5; returns the latter's index. */
+static int setup(struct snap **out, int n)
+{
+	struct snap *s = snap_new();
+	int *g = malloc((size_t)n * sizeof(int)), c;
+
+	for (int i = 0; i < n; i++)
+		g[i] = i;
+	snap_set_nranks(s, n);
+	snap_comm_intern(s, 0, "MPI_COMM_WORLD", n, g);
+	c = snap_comm_intern(s, 5, "topo", n, g);
+	for (int i = 0; i < n; i++) {
+		s->ranks[i].nmembers = 2;
+		s->ranks[i].members = calloc(2, sizeof(struct snap_member));
+		s->ranks[i].members[0] = (struct snap_member){ 0, i };
+		s->ranks[i].members[1] = (struct snap_member){ c, i };
+	}
+	free(g);
+	*out = s;
+	return c;
+}
+
+static char *rows(const struct snap_comm *c)
+{
+	static char buf[256];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; c->nbr_first && i < c->size; i++)
+		for (int k = c->nbr_first[i]; k < c->nbr_first[i + 1]; k++)
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d",
+					      k > c->nbr_first[i] ? "," :
+					      i ? ";" : "", c->nbr[k]);
+	return buf;
+}
+
+/* Rank me's process: one communicator (cid 5) with topology module m. */
+static ompi_communicator_t comm;
+static mca_topo_base_module_t module;
+static void *slots[3];
+
+static void expose(int me, uint32_t type, void *data)
+{
+	memset(&comm, 0, sizeof(comm));
+	comm.c_contextid = 5;
+	comm.c_my_rank = me;
+	comm.c_topo = &module;
+	module.type = type;
+	module.mtc.cart = data;
+	slots[0] = NULL;	/* a freed communicator */
+	slots[1] = &comm;
+	ompi_mpi_communicators.addr = slots;
+	ompi_mpi_communicators.size = 2;
+}
+
+Test(topo, cartesian_grid_gives_every_rank_its_neighbours)
+{
+	struct dt_index *t = self_types();
+	struct snap *s;
+	int c = setup(&s, 4);
+	int dims[2] = { 2, 2 }, periods[2] = { 0, 0 };
+	mca_topo_base_comm_cart_2_2_0_t cart = { .ndims = 2, .dims = dims,
+						 .periods = periods };
+	struct topo_acc *acc = topo_acc_new();
+
+	expose(2, 0x100, &cart);
+	cr_expect_eq(topo_read(&self_ops, NULL, t, s, &s->ranks[2], acc), 1);
+	topo_acc_finish(acc, s);
+	cr_expect_eq(s->comms[c].topo, SNAP_TOPO_CART);
+	cr_expect_str_eq(rows(&s->comms[c]), "1,2;0,3;3,0;2,1");
+	snap_free(s);
+	dt_index_free(t);
+}
+
+Test(topo, periodic_ring_wraps_around)
+{
+	struct dt_index *t = self_types();
+	struct snap *s;
+	int c = setup(&s, 4);
+	int dims[1] = { 4 }, periods[1] = { 1 };
+	mca_topo_base_comm_cart_2_2_0_t cart = { .ndims = 1, .dims = dims,
+						 .periods = periods };
+
+	expose(0, 0x100, &cart);
+	topo_read(&self_ops, NULL, t, s, &s->ranks[0], NULL);
+	cr_expect_str_eq(rows(&s->comms[c]), "3,1;0,2;1,3;2,0");
+	snap_free(s);
+	dt_index_free(t);
+}
+
+Test(topo, graph_lists_come_from_index_and_edges)
+{
+	struct dt_index *t = self_types();
+	struct snap *s;
+	int c = setup(&s, 3);
+	int index[3] = { 1, 3, 4 }, edges[4] = { 1, 0, 2, 1 };
+	mca_topo_base_comm_graph_2_2_0_t g = { .nnodes = 3, .index = index,
+					       .edges = edges };
+
+	expose(1, 0x200, &g);
+	topo_read(&self_ops, NULL, t, s, &s->ranks[1], NULL);
+	cr_expect_eq(s->comms[c].topo, SNAP_TOPO_GRAPH);
+	cr_expect_str_eq(rows(&s->comms[c]), "1;0,2;1");
+	snap_free(s);
+	dt_index_free(t);
+}
+
+/* A distributed graph is known row by row: set once every rank's row
+ * was read, never from a part. */
+Test(topo, dist_graph_is_set_only_when_every_row_is_known)
+{
+	struct dt_index *t = self_types();
+	struct snap *s, *s2;
+	int c = setup(&s, 2), c2 = setup(&s2, 2);
+	int to1[1] = { 1 }, to0[1] = { 0 };
+	mca_topo_base_comm_dist_graph_2_2_0_t d0 = { .out = to1, .outdegree = 1 };
+	mca_topo_base_comm_dist_graph_2_2_0_t d1 = { .in = to0, .indegree = 1 };
+	struct topo_acc *acc = topo_acc_new(), *acc2 = topo_acc_new();
+
+	expose(0, 0x400, &d0);
+	topo_read(&self_ops, NULL, t, s, &s->ranks[0], acc);
+	topo_read(&self_ops, NULL, t, s2, &s2->ranks[0], acc2);
+	expose(1, 0x400, &d1);
+	topo_read(&self_ops, NULL, t, s, &s->ranks[1], acc);
+	topo_acc_finish(acc, s);
+	topo_acc_finish(acc2, s2);
+	cr_expect_eq(s->comms[c].topo, SNAP_TOPO_DIST_GRAPH);
+	cr_expect_str_eq(rows(&s->comms[c]), "1;0");
+	cr_expect_eq(s2->comms[c2].topo, SNAP_TOPO_NONE, "half the rows");
+	snap_free(s);
+	snap_free(s2);
+	dt_index_free(t);
+}
+
+Test(topo, module_without_its_data_gives_no_topology)
+{
+	struct dt_index *t = self_types();
+	struct snap *s;
+	int c = setup(&s, 2);
+
+	expose(0, 0x100, NULL);
+	cr_expect_eq(topo_read(&self_ops, NULL, t, s, &s->ranks[0], NULL), 0);
+	cr_expect_eq(s->comms[c].topo, SNAP_TOPO_NONE);
+	snap_free(s);
+	dt_index_free(t);
+}
