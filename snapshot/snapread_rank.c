@@ -402,6 +402,8 @@ int snaprd_rank(struct snaprd *r)
 	if (snaprd_int(r, &v[RDL_PID], "pid", 0, INT_MAX, 0, &k->pid) ||
 	    snaprd_str(r, &v[RDL_HOST], "host", &k->host) ||
 	    snaprd_str(r, &v[RDL_EXE], "exe", &k->exe) ||
+	    snaprd_str(r, &v[RDL_COLLECTED_ON], "collected_on",
+		       &k->collected_on) ||
 	    snaprd_enum(r, &v[RDL_STATE], "state", state_name, 4, 0, &state) ||
 	    snaprd_enum(r, &v[RDL_PROGRESS], "progress", progress_name, 3, 0,
 			&progress) ||

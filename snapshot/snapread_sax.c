@@ -78,6 +78,7 @@ static const struct key top_keys[RDL_COUNT] = {
 	{.name = "threads", .arr = C_THREADS},
 	{.name = "note", .str = S_INTERN},
 	{.name = "track"},	/* only noted: snapread_track.c reads it */
+	{.name = "collected_on", .str = S_INTERN},
 };
 static const struct key site_keys[RDS_COUNT] = {
 	{.name = "func", .str = S_INTERN},

@@ -364,6 +364,7 @@ static void write_rank(const struct snap_rank *r, int idx, FILE *f)
 		add_int(o, "pid", r->pid);
 	add_str(o, "host", r->host);
 	add_str(o, "exe", r->exe);
+	add_str(o, "collected_on", r->collected_on);
 	if (r->state != SNAP_RANK_COLLECTED)
 		add_str(o, "state", snap_state_name(r->state));
 	if (r->progress != SNAP_PROGRESS_UNKNOWN)

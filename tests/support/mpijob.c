@@ -92,6 +92,16 @@ static char **job_argv(const char *mpirun, const char *prog, const char *nps,
 	return av;
 }
 
+struct mj_job *mj_start_with(const char *mpirun, const char *pre,
+			     const char *pre_arg, const char *prog, int np,
+			     const char *dir)
+{
+	char *args[] = { (char *)pre, (char *)pre_arg, NULL };
+	struct mj_opts o = { .args = pre ? args : NULL };
+
+	return mj_start_opts(mpirun, prog, np, dir, &o);
+}
+
 struct mj_job *mj_start_opts(const char *mpirun, const char *prog, int np,
 			     const char *dir, const struct mj_opts *o)
 {

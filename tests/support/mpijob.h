@@ -63,6 +63,11 @@ struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
  */
 struct mj_job *mj_start_opts(const char *mpirun, const char *prog, int np,
 			     const char *dir, const struct mj_opts *o);
+/* The same with mpirun option pre (NULL: none), e.g. "-x
+ * LD_PRELOAD=...", as two arguments pre and pre_arg. */
+struct mj_job *mj_start_with(const char *mpirun, const char *pre,
+			     const char *pre_arg, const char *prog, int np,
+			     const char *dir);
 
 /*
  * Wait until the job's stdout holds at least n lines starting with
