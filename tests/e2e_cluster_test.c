@@ -105,6 +105,16 @@ static void start_on_cluster(const char *setup, const char *name, int np,
 
 	MC_OPEN_OR_SKIP(&cur_cluster);
 	make_dir();
+	/* The -g mpirun, called by its path, gives its prefix to the daemons
+	 * it starts; a daemon started by a daemon (tree spawn) is a bare
+	 * "orted" from PATH, Debian's, unless told (seen by hand). */
+	char *g_args[8] = { (char *)"--mca", (char *)"orte_launch_agent",
+			    (char *)OMPI_G "/bin/orted", NULL };
+	if (!strcmp(setup, "ompi-g")) {
+		for (int k = 0; args && args[k] && k < 4; k++)
+			g_args[3 + k] = args[k];
+		args = g_args;
+	}
 	cur_job = mc_start_job(cur_cluster, setup_mpirun(setup), bin, np,
 			       cur_dir, args);
 	free(bin);
