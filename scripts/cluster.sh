@@ -17,6 +17,10 @@
 #                      only as long as it does; any later `up` removes an
 #                      instance whose owner is gone (a run killed with
 #                      SIGKILL cannot run its own `down`).
+#   MD_CLUSTER_SHARE   folders under /tmp, separated by ':', that every
+#                      host sees at the same path although its /tmp is
+#                      its own (a build tree under /tmp: the samples and
+#                      the agent must run on the hosts).
 #   MD_CLUSTER_NET     the /24 to use, as A.B.C (default: the first free
 #                      10.213.C with C in 1..254, see "Addresses").
 #
@@ -353,10 +357,19 @@ start_host() {
 	setsid ip netns exec "$ns" unshare --uts --pid --fork --mount-proc \
 		--propagation private --kill-child /bin/sh -c '
 		hostname "$1" &&
+		hold=$2/hold-$1 && mkdir -p "$hold" &&
+		mount --bind /tmp "$hold" &&
 		mount -t tmpfs -o mode=1777 md-tmp /tmp &&
 		mount -t tmpfs -o mode=1777 md-shm /dev/shm &&
+		for d in $(echo "$4" | tr : " "); do
+			case $d in /tmp/?*) ;; *) continue ;; esac
+			mkdir -p "$d" &&
+			mount --bind "$hold/${d#/tmp/}" "$d" || exit 1
+		done &&
+		umount "$hold" &&
 		mount --bind "$2/hosts" /etc/hosts &&
 		exec "$3" -D -e -f "$2/sshd_config"' sh "$h" "$STATE" "$SSHD" \
+		"${MD_CLUSTER_SHARE:-}" \
 		</dev/null >>"$STATE/$h.log" 2>&1 9<&- &
 	upid=$!
 	echo "0 0 $upid $(start_time "$upid")" >"$STATE/pids/$h"

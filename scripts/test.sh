@@ -17,6 +17,8 @@ scripts/setup.sh
 make -j"$(nproc)" all build/md-tests
 
 export MD_CLUSTER=t$$
+# The hosts' /tmp is their own: a clone under /tmp is bound into them.
+export MD_CLUSTER_SHARE=$PWD
 trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
