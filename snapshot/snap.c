@@ -55,7 +55,7 @@ struct snap *snap_new(void)
 	return s;
 }
 
-static void rank_free_arrays(struct snap_rank *r)
+void snap_rank_free_data(struct snap_rank *r)
 {
 	for (int t = 0; t < r->nthreads; t++)
 		free(r->threads[t].frames);
@@ -71,7 +71,7 @@ void snap_free(struct snap *s)
 	if (!s)
 		return;
 	for (int i = 0; i < s->nranks; i++)
-		rank_free_arrays(&s->ranks[i]);
+		snap_rank_free_data(&s->ranks[i]);
 	free(s->ranks);
 	for (int i = 0; i < s->ncomms; i++)
 		free(s->comms[i].group);
@@ -181,7 +181,7 @@ void snap_set_nranks(struct snap *s, int n)
 	if (n < 0)
 		n = 0;
 	for (int i = n; i < s->nranks; i++)
-		rank_free_arrays(&s->ranks[i]);
+		snap_rank_free_data(&s->ranks[i]);
 	s->ranks = xrealloc(s->ranks, (size_t)n * sizeof(*s->ranks));
 	if (n > s->nranks)
 		memset(s->ranks + s->nranks, 0,
