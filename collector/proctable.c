@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect.h"
 #include "elfsym.h"
 #include "md.h"
 
@@ -219,10 +220,12 @@ int pt_read_table(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 	return 0;
 }
 
-static bool is_launcher_name(const char *comm)
+bool col_is_launcher(const char *comm)
 {
-	static const char *const names[] = { "mpirun", "mpiexec", "orterun",
-					     "prterun", "prte", "oshrun" };
+	static const char *const names[] = { "mpirun",	 "mpiexec",
+					     "mpiexec.hydra", "orterun",
+					     "prterun", "prte",
+					     "oshrun" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
 		if (!strcmp(comm, names[i]))
@@ -233,7 +236,7 @@ static bool is_launcher_name(const char *comm)
 /* The user's pid was neither a starter nor under one. */
 static int report_not_mpi(int pid, const char *comm, bool rank_seen)
 {
-	if (!rank_seen && is_launcher_name(comm))
+	if (!rank_seen && col_is_launcher(comm))
 		md_error("pid %d (%s) has no MPIR process table: Open MPI 5 "
 			 "and later replaced MPIR with the PMIx tool interface, "
 			 "which is not supported: mpi-deadlock needs the "

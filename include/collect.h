@@ -43,4 +43,11 @@ struct col_opts {
  */
 int col_collect(const struct col_opts *o, struct snap **out);
 
+/*
+ * Whether a process named comm (its /proc/PID/comm) is an MPI launcher
+ * (mpirun, mpiexec, orterun, prterun, ...): the one list, for the search
+ * up to the starter and for the search down a wrapper command.
+ */
+bool col_is_launcher(const char *comm);
+
 #endif /* MD_COLLECT_H */

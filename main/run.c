@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collect.h"
 #include "md.h"
 #include "../collector/target.h"
 
@@ -182,17 +183,6 @@ static int run_wait(int job, long long deadline,
 	}
 }
 
-static bool run_is_launcher(const char *comm)
-{
-	static const char *const names[] = { "orterun", "mpirun", "mpiexec",
-					     "prterun", "mpiexec.hydra" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(comm, names[i]))
-			return true;
-	return false;
-}
-
 /*
  * The job's MPI starter: the job itself, or, when the command after --
  * is a wrapper (a script, sh -c, time), the first mpirun among its
@@ -203,7 +193,7 @@ static int run_starter(int job)
 	int level[256], next[256], n = 1, depth, ppid;
 	char comm[TGT_COMM_MAX];
 
-	if (tgt_proc_parent(job, &ppid, comm) == 0 && run_is_launcher(comm))
+	if (tgt_proc_parent(job, &ppid, comm) == 0 && col_is_launcher(comm))
 		return job;
 	level[0] = job;
 	for (depth = 0; depth < 6 && n > 0; depth++) {
@@ -221,7 +211,7 @@ static int run_starter(int job)
 			for (int i = 0; i < n; i++) {
 				if (ppid != level[i])
 					continue;
-				if (run_is_launcher(comm)) {
+				if (col_is_launcher(comm)) {
 					closedir(dir);
 					return pid;
 				}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "support/run_proc.h"
+#include "support/mpijob.h"
 
 #define S(lit) ((char *)(lit))
 #define MPIRUN S("mpirun"), S("--allow-run-as-root"), S("--oversubscribe"), \
@@ -114,8 +115,8 @@ Test(e2e_run, run_reports_a_ring_deadlock_at_the_deadline_and_ends_the_job,
 	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=4"), S("-q"),
 			 S("--"), MPIRUN, e.prog, e.dir, NULL };
 	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = rp_slurp(e.out);
-	err = rp_slurp(e.err);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
@@ -141,8 +142,8 @@ Test(e2e_run, run_finds_mpirun_under_a_wrapper_script, .timeout = 90)
 			   "ob1 -np 2 \"$0\" \"$1\"; echo wrapper done"),
 			 e.prog, e.dir, NULL };
 	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = rp_slurp(e.out);
-	err = rp_slurp(e.err);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
@@ -196,8 +197,8 @@ Test(e2e_run, get_stack_traces_hook_reports_once_per_job, .timeout = 120)
 			 S("--get-stack-traces"), e.prog, e.dir, NULL };
 	e2e_install_gstack(&e);
 	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 80000);
-	out = rp_slurp(e.out);
-	err = rp_slurp(e.err);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_assert_neq(code, -1, "mpirun did not end in 80 s");
 	if (asprintf(&all, "%s%s", out, err) < 0)
@@ -236,7 +237,7 @@ Test(e2e_run, slurm_recipe_reports_on_usr1_and_ends_the_job, .timeout = 120)
 	sleep(1);
 	kill(shell, SIGUSR1);
 	code = rp_wait(shell, 60000);
-	err = rp_slurp(e.err);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_expect_neq(code, -1, "the batch shell did not end");
 	cr_expect(strstr(err, "mpi-deadlock exit "), "trap did not run: %s",

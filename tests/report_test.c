@@ -12,6 +12,7 @@
 
 #include "analyze.h"
 #include "support/snapbuild.h"
+#include "support/mpijob.h"
 
 #define EXPECTED_DIR "tests/expected/reports/"
 
@@ -28,24 +29,6 @@ static char *render(const struct snap *s, const struct anl_opts *o)
 	return text;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&text, &len);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	fclose(f);
-	return text;
-}
-
 static void compare(const struct snap *s, const struct anl_opts *o,
 		    const char *name)
 {
@@ -59,7 +42,7 @@ static void compare(const struct snap *s, const struct anl_opts *o,
 		fputs(got, f);
 		fclose(f);
 	}
-	want = slurp(path);
+	want = mj_slurp(path);
 	if (!want)
 		cr_skip_test("%s not found: run from the repository root", path);
 	cr_expect_str_eq(got, want, "%s differs; got:\n%s", name, got);
@@ -177,7 +160,7 @@ Test(report, junit_failure_carries_the_verdict)
 	cr_assert(fd >= 0);
 	close(fd);
 	cr_assert_eq(anl_write_junit(r, "job <1>", path), 0);
-	xml = slurp(path);
+	xml = mj_slurp(path);
 	unlink(path);
 	cr_assert_not_null(xml);
 	cr_expect(strstr(xml, "<testcase name=\"job &lt;1&gt;\""), "%s", xml);
