@@ -6,7 +6,7 @@
 #   make asan            build and test with ASan + UBSan in build-asan/
 #   make valgrind        unit tests under valgrind
 #   make bench           benchmarks: one "name: value unit" line per figure
-#   make fuzz            fuzz the snapshot reader (AFL++), corpus in tests/fuzz/
+#   make fuzz            fuzz the snapshot reader and report writers (10M runs)
 #   make install PREFIX=DIR
 #
 # Each variant builds in its own folder (BUILD=...).

@@ -326,7 +326,7 @@ static void ranks_reserve(struct snapread *r, int idx)
 	if (idx < r->ranks_cap)
 		return;
 	while (cap <= idx)
-		cap = cap ? 2 * cap : 4096;
+		cap = cap ? 2 * cap : 64;
 	if (cap > r->nranks)
 		cap = r->nranks;
 	s->ranks = xrealloc(s->ranks, (size_t)cap * sizeof(*s->ranks));
