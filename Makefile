@@ -35,7 +35,10 @@ LIB_SRC = $(wildcard common/*.c snapshot/*.c collector/*.c graph/*.c analyzer/*.
 MAIN_SRC = $(wildcard main/*.c)
 TEST_SRC = $(wildcard tests/*_test.c tests/support/*.c)
 
-LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The type provider's sources are compiled into the binary (embed.sh),
+# so a build anywhere (BUILD=DIR, an install) finds them.
+TYPEPROV = collector/typeprov/ompi_types.c collector/typeprov/peruse.h
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/typeprov.o
 MAIN_OBJ = $(MAIN_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
@@ -50,6 +53,13 @@ all: $(BIN)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/typeprov.c: $(TYPEPROV) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $(TYPEPROV) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/typeprov.o: $(BUILD)/gen/typeprov.c
+	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIBMD): $(LIB_OBJ)
 	@rm -f $@
@@ -108,11 +118,10 @@ fuzz:
 	@scripts/fuzz.sh
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/mpi-deadlock
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mpi-deadlock
 	install -m 755 scripts/gstack $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock/gstack
 	install -m 644 doc/mpi-deadlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/mpi-deadlock.1
-	install -m 644 collector/typeprov/*.c collector/typeprov/*.h $(DESTDIR)$(PREFIX)/share/mpi-deadlock/
 
 clean:
 	rm -rf build build-asan

@@ -3,7 +3,8 @@
  * libmpi without DWARF and without a debug file, compile
  * collector/typeprov/ompi_types.c with -g against the installed Open MPI
  * headers, once, into a cache folder, and read the layouts from that
- * object's DWARF.
+ * object's DWARF.  The provider's sources are in the binary
+ * (scripts/embed.sh), so every build and install has them.
  */
 #include "dwtypes.h"
 
@@ -29,48 +30,9 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool provider_in(const char *dir)
-{
-	char *c = xasprintf("%s/ompi_types.c", dir);
-	char *h = xasprintf("%s/peruse.h", dir);
-	bool ok = is_file(c) && is_file(h);
-
-	free(c);
-	free(h);
-	return ok;
-}
-
-/* The folder holding ompi_types.c and peruse.h, or NULL. */
-static char *provider_dir(void)
-{
-	const char *env = getenv("MD_TYPEPROV_DIR");
-	char exe[PATH_MAX], *slash, *dir;
-	ssize_t n;
-
-	if (env && *env)
-		return provider_in(env) ? xstrdup(env) : NULL;
-#ifdef MD_TYPEPROV_DIR
-	if (provider_in(MD_TYPEPROV_DIR))
-		return xstrdup(MD_TYPEPROV_DIR);
-#endif
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	dir = xasprintf("%s/../share/mpi-deadlock", exe);
-	if (provider_in(dir))
-		return dir;
-	free(dir);
-	dir = xasprintf("%s/../collector/typeprov", exe);
-	if (provider_in(dir))
-		return dir;
-	free(dir);
-	return NULL;
-}
+/* The provider's sources (the Makefile's gen/typeprov.c). */
+extern const unsigned char md_embed_ompi_types_c[], md_embed_peruse_h[];
+extern const unsigned long md_embed_ompi_types_c_len, md_embed_peruse_h_len;
 
 static char *default_cache_dir(void)
 {
@@ -117,25 +79,11 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static uint64_t fnv_file(uint64_t h, const char *dir, const char *name)
-{
-	char buf[8192], *path = xasprintf("%s/%s", dir, name);
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	free(path);
-	if (!f)
-		return h;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		h = fnv(h, buf, n);
-	fclose(f);
-	return h;
-}
-
 /* A changed provider source is a new object. */
-static uint64_t fnv_provider(uint64_t h, const char *src)
+static uint64_t fnv_provider(uint64_t h)
 {
-	return fnv_file(fnv_file(h, src, "ompi_types.c"), src, "peruse.h");
+	h = fnv(h, md_embed_ompi_types_c, md_embed_ompi_types_c_len);
+	return fnv(h, md_embed_peruse_h, md_embed_peruse_h_len);
 }
 
 /* Identity of the headers: path, size and mtime of the two files that
@@ -183,26 +131,19 @@ static char *headers_version(const char *incdir)
 	return xasprintf("%d.%d.%d", v[0], v[1], v[2]);
 }
 
-static int copy_file(const char *from, const char *to)
+static int write_file(const char *path, const unsigned char *data,
+		      unsigned long len)
 {
-	char buf[8192];
-	size_t n;
-	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	FILE *f = fopen(path, "w");
 	int ret = 0;
 
-	if (!in || !out) {
-		md_error("copying %s to %s: %s", from, to, strerror(errno));
+	if (!f || fwrite(data, 1, len, f) != len)
 		ret = -MD_E_SYS;
-	}
-	while (!ret && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			ret = -MD_E_SYS;
-	if (out && fclose(out) != 0 && !ret) {
-		md_error("writing %s: %s", to, strerror(errno));
+	if (f && fclose(f) != 0)
 		ret = -MD_E_SYS;
-	}
-	if (in)
-		fclose(in);
+	if (ret)
+		md_error("type provider: writing %s: %s", path,
+			 strerror(errno ? errno : EIO));
 	return ret;
 }
 
@@ -229,14 +170,31 @@ static int run_cc(char *const argv[], const char *log)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Compile into dir/out.o; work files stay in dir (a fresh folder). */
-static int compile_provider(const char *src, const char *incdir,
-			    const char *dir, const char *obj)
+/* Why cc failed, and the fix, from its exit status. */
+static void report_cc(const char *cc, int st, const char *c,
+		      const char *incdir, const char *log)
+{
+	if (st == 127)
+		md_error("type provider: cannot run the C compiler '%s' (see "
+			 "%s): install one (apt-get install gcc) or set CC",
+			 cc, log);
+	else
+		md_error("type provider: %s -g -c %s failed against the Open "
+			 "MPI headers in %s (compiler output in %s): they are "
+			 "not the headers of an Open MPI 4.x this provider "
+			 "knows; set MD_OMPI_INCDIR to the include folder of "
+			 "the job's Open MPI",
+			 cc, c, incdir, log);
+}
+
+/* Write the sources into dir (a fresh folder) and compile them into
+ * obj; work files stay in dir. */
+static int compile_provider(const char *incdir, const char *dir,
+			    const char *obj)
 {
 	char *inc = xasprintf("%s/inc/ompi/peruse", dir);
-	char *peruse_to = xasprintf("%s/peruse.h", inc);
-	char *peruse_from = xasprintf("%s/peruse.h", src);
-	char *c = xasprintf("%s/ompi_types.c", src);
+	char *peruse = xasprintf("%s/peruse.h", inc);
+	char *c = xasprintf("%s/ompi_types.c", dir);
 	char *i1 = xasprintf("-I%s/inc", dir);
 	char *i2 = xasprintf("-I%s/openmpi", incdir);
 	char *i3 = xasprintf("-I%s", incdir);
@@ -244,20 +202,20 @@ static int compile_provider(const char *src, const char *incdir,
 	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
 	char *argv[] = { (char *)cc, (char *)"-g", (char *)"-c", (char *)"-o",
 			 (char *)obj, c, i1, i2, i3, NULL };
-	int ret = mkdir_p(inc);
+	int ret = mkdir_p(inc), st;
 
 	if (!ret)
-		ret = copy_file(peruse_from, peruse_to);
-	if (!ret && run_cc(argv, log) != 0) {
-		md_error("%s -g -c %s %s %s %s failed (output in %s): the Open "
-			 "MPI headers in %s do not compile; install "
-			 "libopenmpi-dev or the MPI's debug symbols", cc, c, i1,
-			 i2, i3, log, incdir);
+		ret = write_file(peruse, md_embed_peruse_h,
+				 md_embed_peruse_h_len);
+	if (!ret)
+		ret = write_file(c, md_embed_ompi_types_c,
+				 md_embed_ompi_types_c_len);
+	if (!ret && (st = run_cc(argv, log)) != 0) {
+		report_cc(cc, st, c, incdir, log);
 		ret = -MD_E_NOTYPES;
 	}
 	free(inc);
-	free(peruse_to);
-	free(peruse_from);
+	free(peruse);
 	free(c);
 	free(i1);
 	free(i2);
@@ -266,8 +224,7 @@ static int compile_provider(const char *src, const char *incdir,
 	return ret;
 }
 
-static int build_in(const char *src, const char *incdir, const char *cache,
-		    const char *final)
+static int build_in(const char *incdir, const char *cache, const char *final)
 {
 	char *work = xasprintf("%s/build-XXXXXX", cache), *obj = NULL;
 	int ret = mkdir_p(cache);
@@ -278,7 +235,7 @@ static int build_in(const char *src, const char *incdir, const char *cache,
 	}
 	if (!ret) {
 		obj = xasprintf("%s/ompi_types.o", work);
-		ret = compile_provider(src, incdir, work, obj);
+		ret = compile_provider(incdir, work, obj);
 	}
 	/* rename is atomic: two collectors building at once both succeed. */
 	if (!ret && rename(obj, final) != 0) {
@@ -302,7 +259,7 @@ static int build_in(const char *src, const char *incdir, const char *cache,
 int dt_provider_build(const char *cache_dir, const char *incdir,
 		      char **obj_path, char **how)
 {
-	char *src = provider_dir(), *cache, *final, *version, *hdr;
+	char *cache, *final, *version, *hdr;
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int ret = 0;
 
@@ -311,27 +268,22 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 		incdir = getenv("MD_OMPI_INCDIR") && *getenv("MD_OMPI_INCDIR")
 				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
 	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
-	if (!src || !is_file(hdr)) {
-		if (!src)
-			md_error("type provider: ompi_types.c and peruse.h not "
-				 "found in $MD_TYPEPROV_DIR, <exe>/../share/"
-				 "mpi-deadlock or <exe>/../collector/typeprov;"
-				 " reinstall mpi-deadlock");
-		else
-			md_error("type provider: no Open MPI headers (%s); "
-				 "install libopenmpi-dev or set MD_OMPI_INCDIR",
-				 hdr);
-		free(src);
+	if (!is_file(hdr)) {
+		md_error("type provider: no Open MPI headers: %s is not there; "
+			 "install them (apt-get install libopenmpi-dev) or set "
+			 "MD_OMPI_INCDIR to the include folder of the job's "
+			 "Open MPI",
+			 hdr);
 		free(hdr);
 		return -MD_E_NOTYPES;
 	}
-	h = fnv_provider(h, src);
+	h = fnv_provider(h);
 	h = fnv_headers(fnv(h, incdir, strlen(incdir)), incdir);
 	cache = cache_dir ? xstrdup(cache_dir) : default_cache_dir();
 	final = xasprintf("%s/ompi-types-%016llx.o", cache,
 			  (unsigned long long)h);
 	if (!is_file(final))
-		ret = build_in(src, incdir, cache, final);
+		ret = build_in(incdir, cache, final);
 	version = headers_version(incdir);
 	if (!ret) {
 		*obj_path = final;
@@ -343,7 +295,6 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 	free(version);
 	free(cache);
 	free(hdr);
-	free(src);
 	return ret;
 }
 
@@ -361,17 +312,20 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 	if (!ret) {
 		ret = dt_index_open(obj, out, NULL);
 		if (ret == -MD_E_NOTYPES)
-			md_error("type provider %s has no DWARF: was it "
-				 "compiled without -g?", obj);
+			md_error("type provider %s has no DWARF although it "
+				 "was compiled with -g: set CC to a compiler "
+				 "that writes DWARF",
+				 obj);
 	}
 	if (!ret) {
 		dt_index_set_source(*out, how);
 	} else {
+		/* The provider said why it failed, and the fix, above. */
 		md_error("no type information for %s, so no message queues: "
-			 "install its debug symbols (a debug file under %s, by "
-			 "build-id or .gnu_debuglink), or the Open MPI "
-			 "development headers (libopenmpi-dev) for the type "
-			 "provider, or use an Open MPI built with -g",
+			 "it has no DWARF and no debug file under %s (install "
+			 "its debug symbols, by build-id or .gnu_debuglink, or "
+			 "use an Open MPI built with -g), and the type provider "
+			 "failed as said above",
 			 libmpi_path, DF_DEBUG_ROOT);
 		ret = -MD_E_NOTYPES;
 	}
