@@ -94,14 +94,18 @@ static char *pool_alloc(struct snap_pool *p, size_t n)
 	struct pool_chunk *c = p->chunks;
 
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > POOL_CHUNK / 4 ? n : POOL_CHUNK;
+		/* Chunks grow from 1 KiB: a small snapshot stays small. */
+		size_t next = c ? (c->cap < POOL_CHUNK ? 2 * c->cap : POOL_CHUNK)
+				: 1024;
+		bool big = n > POOL_CHUNK / 4;
+		size_t cap = big ? n : next < n ? POOL_CHUNK : next;
 
 		c = xmalloc(sizeof(*c) + cap);
 		c->used = 0;
 		c->cap = cap;
 		/* A big string gets its own chunk behind the current one so
 		 * the current chunk's free space is not lost. */
-		if (cap != POOL_CHUNK && p->chunks) {
+		if (big && p->chunks) {
 			c->next = p->chunks->next;
 			p->chunks->next = c;
 		} else {

@@ -89,7 +89,7 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 		return NULL;
 	}
 	if (j->nnodes == j->nodecap) {
-		j->nodecap = j->nodecap ? 2 * j->nodecap : 256;
+		j->nodecap = j->nodecap ? 2 * j->nodecap : 32;
 		j->nodes = xrealloc(j->nodes, (size_t)j->nodecap * sizeof(*n));
 	}
 	n = &j->nodes[j->nnodes++];
