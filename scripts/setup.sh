@@ -10,7 +10,8 @@ set -euo pipefail
 
 pkgs=(build-essential pkg-config ca-certificates openmpi-bin libopenmpi-dev
       libigraph-dev libdwarf-dev libelf-dev libunwind-dev libcriterion-dev
-      libjson-c-dev libyajl-dev uthash-dev dpkg-dev)
+      libjson-c-dev libyajl-dev uthash-dev dpkg-dev
+      clang clang-format python3)
 pkgs+=("$@")
 
 missing=()
