@@ -21,7 +21,7 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 
-PKGS = igraph libelf libunwind-ptrace json-c yajl
+PKGS = igraph libelf libunwind-generic json-c yajl
 DWARF_CFLAGS = -I/usr/include/libdwarf
 DWARF_LIBS = -ldwarf
 
@@ -37,18 +37,29 @@ TEST_SRC = $(wildcard tests/*_test.c tests/support/*.c)
 
 # The type provider's sources are compiled into the binary (embed.sh),
 # so a build anywhere (BUILD=DIR, an install) finds them.
-TYPEPROV = collector/typeprov/ompi_types.c collector/typeprov/peruse.h
+TYPEPROV = $(wildcard collector/typeprov/*.c) collector/typeprov/peruse.h
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/typeprov.o
 MAIN_OBJ = $(MAIN_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 BIN = $(BUILD)/mpi-deadlock
+
+# The interposition library (track/): built with the MPI headers of the
+# mpicc in PATH, not linked against libmpi (it binds to the rank's own).
+MPICC ?= mpicc
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile-info 2>/dev/null | sed 's/^[^ ]* //')
+TRACKLIB = $(if $(MPI_CFLAGS),$(BUILD)/lib/mpi-deadlock/libmdtrack.so)
 LIBMD = $(BUILD)/libmd.a
 TESTBIN = $(BUILD)/md-tests
 
 .PHONY: all test unit e2e asan valgrind bench fuzz install clean samples types
 
-all: $(BIN)
+all: $(BIN) $(TRACKLIB)
+
+
+$(BUILD)/lib/mpi-deadlock/libmdtrack.so: track/mdtrack.c include/mdtrack.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -97,15 +108,15 @@ samples: $(BIN)
 RUNTESTS = MD_BIN=$(abspath $(BIN)) MD_BUILD=$(abspath $(BUILD)) $(TESTBIN) --jobs 1 --tap=$(BUILD)/tests.tap
 CHECKSKIPS = scripts/check-skips.sh $(BUILD)/tests.tap
 
-test: $(BIN) $(TESTBIN) samples
+test: $(BIN) $(TRACKLIB) $(TESTBIN) samples
 	$(RUNTESTS) $(TESTFLAGS)
 	@$(CHECKSKIPS)
 
-unit: $(BIN) $(TESTBIN)
+unit: $(BIN) $(TRACKLIB) $(TESTBIN)
 	$(RUNTESTS) --filter '!(e2e*)/*' $(TESTFLAGS)
 	@$(CHECKSKIPS)
 
-e2e: $(BIN) $(TESTBIN) samples
+e2e: $(BIN) $(TRACKLIB) $(TESTBIN) samples
 	$(RUNTESTS) --filter 'e2e*/*' $(TESTFLAGS)
 	@$(CHECKSKIPS)
 
@@ -125,9 +136,10 @@ bench: $(BIN)
 fuzz:
 	@scripts/fuzz.sh
 
-install: $(BIN)
+install: $(BIN) $(TRACKLIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mpi-deadlock
+	$(if $(TRACKLIB),install -d $(DESTDIR)$(PREFIX)/lib/mpi-deadlock && install -m 755 $(TRACKLIB) $(DESTDIR)$(PREFIX)/lib/mpi-deadlock/libmdtrack.so)
 	install -m 755 scripts/gstack $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock/gstack
 	install -m 644 doc/mpi-deadlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/mpi-deadlock.1
 

@@ -118,6 +118,17 @@ const char *anl_comm_name(const struct anl_result *r, int comm);
 /* The evidence of edge e, NULL for an edge out of a virtual node. */
 const struct anl_ev *anl_edge_ev(const struct anl_result *r, int e);
 
+/* unexpected.c: the unexpected messages of rank that explain why its
+ * receive op k waits (same peer, another tag or communicator): their op
+ * indices (up to max into out); returns how many there are. */
+int anl_unexpected_find(const struct snap *s, int rank, int k, int *out,
+			int max);
+/* That as one sentence: "rank 1 waits for tag 2 from rank 0 (MPI_Recv at
+ * x.c:12); a message from rank 0 with tag 1 arrived and is unmatched",
+ * with the sender's call site when its stack shows the send; NULL when
+ * there is none (malloc'ed). */
+char *anl_unexpected_text(const struct anl_result *r, int rank, int k);
+
 /* ranges.c: a set of increasing ranks as text ("0-3,8,10-12"). */
 struct anl_ranges {
 	char *buf;
@@ -136,6 +147,50 @@ char *anl_ranks_text(const int *ranks, int n);
 /* The missing-data lines (malloc'ed array of malloc'ed strings). */
 char **anl_missing(const struct anl_result *r, int *n);
 void anl_strv_free(char **v, int n);
+
+/*
+ * track.c: libmdtrack.so's records.  A pending request of a deadlocked
+ * or behind rank joined to the call that posted it (post; for a started
+ * persistent request also its creation, init).  Pointers borrow from
+ * the snapshot.
+ */
+struct anl_posting {
+	int rank;
+	int op;				/* index in the rank's ops */
+	const struct snap_track_rec *post;	/* NULL if not recorded */
+	const struct snap_track_rec *init;	/* NULL if not persistent */
+};
+/* All of them, in rank order (*out malloc'ed); returns the count. */
+int anl_postings(const struct anl_result *r, struct anl_posting **out);
+/* "rank 0 waits in MPI_Wait at a.c:63 for the MPI_Irecv posted at
+ * a.c:61, tag 1 from rank 0" (malloc'ed). */
+char *anl_posting_text(const struct anl_result *r, const struct anl_posting *p);
+
+/* The members of stuck collectives that should meet, grouped by what
+ * they called; differ has a bit per kind of disagreement. */
+struct anl_coll_group {
+	int nranks;
+	int *ranks;			/* sorted */
+	const struct snap_track_rec *rec;
+};
+struct anl_disagree {
+	unsigned differ;
+	int ngroups;
+	struct anl_coll_group *groups;
+};
+/* Every set that disagrees (*out: anl_disagree_free); returns the count. */
+int anl_disagreements(const struct anl_result *r, struct anl_disagree **out);
+void anl_disagree_free(struct anl_disagree *v, int n);
+/* "rank 0 called MPI_Reduce with root 0 at a.c:19, rank 1 with root 1 at
+ * a.c:21" (malloc'ed). */
+char *anl_disagree_text(const struct anl_result *r,
+			const struct anl_disagree *d);
+/* Pieces for the reports (malloc'ed): "a.c:61"; the communicator. */
+char *anl_track_site(const struct snap_track_rec *t);
+char *anl_track_comm(const struct anl_result *r, const struct snap_track_rec *t);
+/* A record's peer or root as a global rank, -1 if unknown. */
+int anl_track_peer_global(const struct anl_result *r,
+			  const struct snap_track_rec *t);
 
 void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
 		     FILE *out);

@@ -87,11 +87,21 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 		if (op)
 			fprintf(out, ", %llu bytes",
 				(unsigned long long)op->length);
+		if (op && op->datatype)
+			fprintf(out, " (%llu x %s)",
+				(unsigned long long)op->count, op->datatype);
 	}
 	fprintf(out, "%s\n", ev->inferred ? " [inferred]" : "");
 	for (int i = 0; op && i < op->nextra && i < 5; i++)
 		if (op->extra[i] && op->extra[i][0])
 			fprintf(out, "      %s\n", op->extra[i]);
+	if (op) {
+		char *why = anl_unexpected_text(r, ev->rank, ev->op);
+
+		if (why)
+			fprintf(out, "      %s\n", why);
+		free(why);
+	}
 }
 
 /* Members of a collective node, as "ranks 0-2". */
@@ -343,6 +353,39 @@ static void put_source(const struct anl_result *r, FILE *out)
 		fprintf(out, "  MPI library types: %s\n", s->types);
 }
 
+/* libmdtrack.so: where stuck requests were posted, collectives that
+ * disagree (analyzer/track.c). */
+static void put_track(const struct anl_result *r, const struct anl_opts *o,
+		      FILE *out)
+{
+	struct anl_posting *p;
+	struct anl_disagree *d;
+	int n = anl_postings(r, &p), nd, shown;
+	char *line;
+
+	if (n)
+		fputs("\nposted:\n", out);
+	shown = o->all_ranks || n <= TEXT_MAX_STEPS ? n : TEXT_MAX_STEPS;
+	for (int i = 0; i < shown; i++) {
+		line = anl_posting_text(r, &p[i]);
+		fprintf(out, "  %s\n", line);
+		free(line);
+	}
+	if (shown < n)
+		fprintf(out, "  ... %d more (--all-ranks shows them)\n",
+			n - shown);
+	free(p);
+	nd = anl_disagreements(r, &d);
+	if (nd)
+		fputs("\ncollectives that disagree:\n", out);
+	for (int i = 0; i < nd; i++) {
+		line = anl_disagree_text(r, &d[i]);
+		fprintf(out, "  %s\n", line);
+		free(line);
+	}
+	anl_disagree_free(d, nd);
+}
+
 void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
 		     FILE *out)
 {
@@ -351,6 +394,7 @@ void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
 	fprintf(out, "%s\n", summary);
 	free(summary);
 	put_cycles(r, o, out);
+	put_track(r, o, out);
 	put_groups(r, o, out);
 	put_missing(r, out);
 	put_source(r, out);

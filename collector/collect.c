@@ -77,14 +77,98 @@ static void mark(struct col *c, int i, enum snap_rank_state st,
 	c->s->ranks[i].reason = snap_str(c->s, why);
 }
 
-/* Stop every local rank; a rank that cannot be stopped is recorded. */
+/* A note once, however many looks find the same thing. */
+static void note_once(struct snap *s, const char *text)
+{
+	const char *interned = snap_str(s, text);
+
+	for (int i = 0; i < s->nnotes; i++)
+		if (s->notes[i] == interned)
+			return;
+	snap_note(s, "%s", text);
+}
+
+/*
+ * Targets with threads that had not stopped when they were detached:
+ * let each thread go once it has stopped.  A target is freed when it has
+ * none left; at the end (final) whatever remains is freed anyway and
+ * those threads stay traced until this process exits (the kernel then
+ * lets them go).
+ */
+static void let_go_lingering(struct col *c, bool final)
+{
+	int kept = 0;
+
+	for (int i = 0; i < c->nlinger; i++) {
+		const int *tids;
+		int n;
+
+		tgt_detach(c->linger[i]);
+		tgt_unstopped(c->linger[i], &tids, &n);
+		if (n && !final)
+			c->linger[kept++] = c->linger[i];
+		else
+			tgt_free(c->linger[i]);
+	}
+	c->nlinger = kept;
+}
+
+static void release(struct col *c, struct tgt *t)
+{
+	const int *tids;
+	int n;
+
+	tgt_detach(t);
+	tgt_unstopped(t, &tids, &n);
+	if (!n) {
+		tgt_free(t);
+		return;
+	}
+	c->linger = xrealloc(c->linger, (size_t)(c->nlinger + 1) *
+						sizeof(*c->linger));
+	c->linger[c->nlinger++] = t;
+}
+
+static void record_attach_error(struct col *c, int i, int rc, int look)
+{
+	if (rc == -MD_E_GONE || rc == -MD_E_NOSUCH)
+		mark(c, i, SNAP_RANK_GONE, look ? "exited during "
+			"collection" : "exited before collection");
+	else
+		mark(c, i, SNAP_RANK_UNREAD, md_strerror(rc));
+}
+
+/* Name the threads of rank i that did not stop. */
+static void note_unstopped(struct col *c, int i)
+{
+	const int *tids;
+	int n;
+
+	tgt_unstopped(c->tgts[i], &tids, &n);
+	for (int k = 0; k < n; k++) {
+		char *text = xasprintf("rank %d (pid %d): thread %d did not "
+				       "stop (uninterruptible sleep?): the "
+				       "rank was read from its other threads",
+				       i, c->s->ranks[i].pid, tids[k]);
+
+		note_once(c->s, text);
+		free(text);
+	}
+}
+
+/*
+ * Stop every local rank; a rank that cannot be stopped is recorded.
+ * Every thread of every rank is seized and interrupted first, then the
+ * stops are awaited together: one deadline for the job, not per rank.
+ */
 static void attach_all(struct col *c, int look)
 {
 	struct snap *s = c->s;
-	long long t0 = md_now_ns();
+	long long t0 = md_now_ns(), deadline;
 	char comm[TGT_COMM_MAX];
 	int i, rc, ppid;
 
+	let_go_lingering(c, false);
 	for (i = 0; i < s->nranks && !stopped(c); i++) {
 		if (s->ranks[i].state != SNAP_RANK_COLLECTED)
 			continue;
@@ -94,12 +178,22 @@ static void attach_all(struct col *c, int look)
 		if (tgt_proc_parent(s->ranks[i].pid, &ppid, comm) < 0)
 			rc = -MD_E_GONE;
 		else
-			rc = tgt_attach(s->ranks[i].pid, &c->tgts[i]);
-		if (rc == -MD_E_GONE || rc == -MD_E_NOSUCH)
-			mark(c, i, SNAP_RANK_GONE, look ? "exited during "
-				"collection" : "exited before collection");
-		else if (rc < 0)
-			mark(c, i, SNAP_RANK_UNREAD, md_strerror(rc));
+			rc = tgt_attach_start(s->ranks[i].pid, &c->tgts[i]);
+		if (rc < 0)
+			record_attach_error(c, i, rc, look);
+	}
+	deadline = md_now_ns() + TGT_STOP_TIMEOUT_NS;
+	for (i = 0; i < s->nranks; i++) {
+		if (!c->tgts[i])
+			continue;
+		rc = tgt_attach_wait(c->tgts[i], deadline);
+		if (rc < 0) {
+			record_attach_error(c, i, rc, look);
+			release(c, c->tgts[i]);
+			c->tgts[i] = NULL;
+			continue;
+		}
+		note_unstopped(c, i);
 	}
 	c->st.attach_ns += md_now_ns() - t0;
 }
@@ -112,10 +206,10 @@ static void detach_all(struct col *c)
 	for (i = 0; i < c->s->nranks; i++) {
 		if (!c->tgts[i])
 			continue;
-		tgt_detach(c->tgts[i]);
-		tgt_free(c->tgts[i]);
+		release(c, c->tgts[i]);
 		c->tgts[i] = NULL;
 	}
+	let_go_lingering(c, false);
 	c->st.detach_ns += md_now_ns() - t0;
 }
 
@@ -266,6 +360,8 @@ int col_collect(const struct col_opts *o, struct snap **out)
 	pthread_sigmask(SIG_BLOCK, &jobctl, &saved);
 	rc = take_looks(&c);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	let_go_lingering(&c, true);
+	free(c.linger);
 	free(c.tgts);
 	col_images_free(&c);
 	dl_cache_free(c.lines);
@@ -273,9 +369,10 @@ int col_collect(const struct col_opts *o, struct snap **out)
 	if (o->stats)
 		*o->stats = c.st;
 	md_info("timing: find %.3f s, attach %.3f s, setup %.3f s, queues "
-		"%.3f s, stacks %.3f s, detach %.3f s, waiting %.3f s, %d "
-		"rank reads", c.st.find_ns / 1e9, c.st.attach_ns / 1e9,
-		c.st.setup_ns / 1e9, c.st.queues_ns / 1e9, c.st.stacks_ns / 1e9,
+		"%.3f s (ob1 %.3f s), stacks %.3f s, detach %.3f s, waiting "
+		"%.3f s, %d rank reads", c.st.find_ns / 1e9,
+		c.st.attach_ns / 1e9, c.st.setup_ns / 1e9, c.st.queues_ns / 1e9,
+		c.st.ob1_ns / 1e9, c.st.stacks_ns / 1e9,
 		c.st.detach_ns / 1e9, c.st.wait_ns / 1e9, c.st.ranks_read);
 	if (rc < 0) {
 		snap_free(c.s);

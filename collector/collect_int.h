@@ -10,6 +10,7 @@
 #include "dwtypes.h"
 #include "elfsym.h"
 #include "mqdhost.h"
+#include "ob1q.h"
 #include "snap.h"
 #include "target.h"
 
@@ -27,6 +28,11 @@ struct col_image {
 	struct dt_index *types;	/* NULL: no types (reported) */
 	struct mh_image *img;	/* NULL: the DLL refused the image */
 	int err;		/* why img is NULL */
+	/* ob1's matching queues: layouts from mca_pml_ob1.so's DWARF or
+	 * the type provider; NULL when they could not be had (said once). */
+	bool ob1_tried;
+	struct dt_index *ob1_types;	/* NULL: the layouts use types */
+	struct ob1_layout *ob1;
 	struct col_image *next;
 };
 
@@ -39,7 +45,10 @@ struct col {
 	struct col_image *images;
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
+	struct tgt **linger;	/* detached but for threads not stopped */
+	int nlinger;
 	bool dll_reported;
+	bool track_noted;	/* a libmdtrack.so version note was made */
 };
 
 /* A rank while it is stopped. */
@@ -47,6 +56,7 @@ struct col_rank {
 	struct col *c;
 	struct tgt *t;
 	struct es_view *view;
+	struct dt_index *types;	/* the MPI library's types, NULL if none */
 	int rank;
 };
 
@@ -65,6 +75,20 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r);
  * recorded per rank in the look.
  */
 void col_prepare(struct col *c, int pid);
+
+/*
+ * ob1's queues (collect_ob1.c): find the layouts for image im once (the
+ * first rank of it, running or stopped), then walk a stopped rank's
+ * queues into r after the DLL's walk.  What cannot be had is said once
+ * and the DLL's view stays all there is.
+ */
+void col_ob1_prepare(struct col_rank *cr, struct col_image *im);
+void col_ob1_read(struct col_rank *cr, struct col_image *im,
+		  struct snap_rank *r);
+/* The types ops over a dt_index (collect_rank.c). */
+extern const struct mh_types_ops col_types_ops;
+/* The process ops over a struct col_rank (collect_rank.c). */
+extern const struct mh_proc_ops col_proc_ops;
 
 /* Free the DLL and image caches of c. */
 void col_images_free(struct col *c);

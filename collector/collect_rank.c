@@ -8,6 +8,7 @@
 #include "collect_int.h"
 #include "md.h"
 #include "stacks.h"
+#include "track.h"
 
 /* The DLL's view of the rank: memory and symbols of the live process. */
 
@@ -25,7 +26,7 @@ static int proc_lookup(void *ctx, const char *name, uint64_t *addr)
 	return es_proc_lookup(cr->view, name, addr);
 }
 
-static const struct mh_proc_ops col_proc_ops = {
+const struct mh_proc_ops col_proc_ops = {
 	.read = proc_read,
 	.lookup = proc_lookup,
 };
@@ -54,7 +55,7 @@ static int types_offset(void *ctx, void *type, const char *field)
 	return dt_field_offset(type, field);
 }
 
-static const struct mh_types_ops col_types_ops = {
+const struct mh_types_ops col_types_ops = {
 	.find = types_find,
 	.size = types_size,
 	.offset = types_offset,
@@ -104,8 +105,7 @@ static struct col_dll *dll_get(struct col *c, const char *path)
 	d->path = xstrdup(path);
 	d->next = c->dlls;
 	c->dlls = d;
-	if (mh_dll_check(path, c->o->dll != NULL) == 0 &&
-	    mh_dll_open(path, &d->dll) == 0) {
+	if (mh_dll_load(path, c->o->dll != NULL, NULL, &d->dll) == 0) {
 		c->s->dll = snap_str(c->s, path);
 		c->s->mpi = snap_str(c->s, mh_dll_version(d->dll));
 	}
@@ -152,6 +152,7 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 	struct col_image *im;
 	struct col_dll *d;
 	char *path;
+	int rc;
 
 	if (!libmpi) {
 		no_queues(c, r, "libmpi is not loaded in this process");
@@ -174,13 +175,17 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 		return 0;
 	}
 	im = image_get(cr, d, libmpi);
+	cr->types = im->types;
 	if (!im->img) {
 		no_queues(c, r, im->types ? "the DLL found no message queues "
 					    "in the MPI library"
 					  : "no type information for libmpi");
 		return 0;
 	}
-	return mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
+	rc = mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
+	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
+		col_ob1_read(cr, im, r);
+	return rc;
 }
 
 int col_read_rank(struct col_rank *cr, struct snap_rank *r)
@@ -203,6 +208,13 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 	if (rc == 0)
 		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);
 	c->st.stacks_ns += md_now_ns() - t0;
+	if (rc == 0) {
+		struct trk_ctx x = { cr->t, cr->view, c->lines, cr->types,
+				     c->s, cr->rank,
+				     &c->track_noted };
+
+		rc = trk_read(&x, r);
+	}
 	es_view_free(cr->view);
 	cr->view = NULL;
 	return rc;
@@ -225,7 +237,7 @@ void col_prepare(struct col *c, int pid)
 		if (path) {
 			d = dll_get(c, path);
 			if (d->dll)
-				image_get(&cr, d, libmpi);
+				col_ob1_prepare(&cr, image_get(&cr, d, libmpi));
 		}
 		free(path);
 		es_view_free(cr.view);
@@ -241,6 +253,8 @@ void col_images_free(struct col *c)
 	for (im = c->images; im; im = in) {
 		in = im->next;
 		mh_image_free(im->img);
+		ob1_layout_free(im->ob1);
+		dt_index_free(im->ob1_types);
 		dt_index_free(im->types);
 		free(im->libmpi);
 		free(im);

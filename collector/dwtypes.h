@@ -93,4 +93,36 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 		      struct dt_index **out);
 
+/* ---- the ob1 provider: ob1's layouts from the build's own sources ---- */
+
+/* Where scripts/build-openmpi.sh unpacks 'apt-get source openmpi', and
+ * ob1's folder in a source tree. */
+#define DT_OMPI_SRCROOT "/var/cache/mpi-deadlock/src"
+#define DT_OB1_DIR "ompi/mca/pml/ob1"
+
+/*
+ * Debian installs neither ob1's headers nor its DWARF: compile the ob1
+ * type provider (collector/typeprov/ob1_types.c) with -g against the
+ * installed headers (incdir as for dt_provider_build: their config
+ * headers are the build's) and, for ob1's own headers, the Open MPI
+ * source tree srcdir of the same version (NULL: $MD_OMPI_SRCDIR, else
+ * DT_OMPI_SRCROOT/openmpi-<version of the headers>).  Built once into
+ * cache_dir, named by a hash of the provider, the headers and the ob1
+ * sources.  Returns 0, *obj_path and *how (the caller's); or
+ * -MD_E_NOTYPES and *why (the caller's) saying what is missing and the
+ * fix: the caller says it once, the DLL's view stays.
+ */
+int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
+			  const char *srcdir, char **obj_path, char **how,
+			  char **why);
+
+/*
+ * Types for ob1's plug-in (mca_pml_ob1.so): its own DWARF or debug file,
+ * else the ob1 type provider.  Returns 0 and *out (dt_index_source says
+ * which), or -MD_E_NOTYPES and *why as dt_provider_build_ob1 (or
+ * -MD_E_INPUT, reported, for unreadable DWARF).
+ */
+int dt_index_open_ob1(const char *plugin, const char *cache_dir,
+		      struct dt_index **out, char **why);
+
 #endif /* MD_DWTYPES_H */

@@ -3,7 +3,7 @@
  * libmpi without DWARF and without a debug file, compile
  * collector/typeprov/ompi_types.c with -g against the installed Open MPI
  * headers, once, into a cache folder, and read the layouts from that
- * object's DWARF.  The provider's sources are in the binary
+ * object's DWARF.  The providers' sources are in the binary
  * (scripts/embed.sh), so every build and install has them.
  */
 #include "dwtypes.h"
@@ -30,9 +30,11 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* The provider's sources (the Makefile's gen/typeprov.c). */
-extern const unsigned char md_embed_ompi_types_c[], md_embed_peruse_h[];
-extern const unsigned long md_embed_ompi_types_c_len, md_embed_peruse_h_len;
+/* The providers' sources (the Makefile's gen/typeprov.c). */
+extern const unsigned char md_embed_ompi_types_c[], md_embed_ob1_types_c[],
+	md_embed_peruse_h[];
+extern const unsigned long md_embed_ompi_types_c_len,
+	md_embed_ob1_types_c_len, md_embed_peruse_h_len;
 
 static char *default_cache_dir(void)
 {
@@ -80,9 +82,10 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 /* A changed provider source is a new object. */
-static uint64_t fnv_provider(uint64_t h)
+static uint64_t fnv_provider(uint64_t h, const unsigned char *code,
+			     unsigned long len)
 {
-	h = fnv(h, md_embed_ompi_types_c, md_embed_ompi_types_c_len);
+	h = fnv(h, code, len);
 	return fnv(h, md_embed_peruse_h, md_embed_peruse_h_len);
 }
 
@@ -170,9 +173,18 @@ static int run_cc(char *const argv[], const char *log)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* What one provider is compiled from. */
+struct prov {
+	const unsigned char *code;	/* the provider's source */
+	unsigned long len;
+	const char *name;	/* "ompi_types.c" or "ob1_types.c" */
+	const char *incdir;	/* installed headers */
+	const char *srcdir;	/* Open MPI source tree, or NULL */
+};
+
 /* Why cc failed, and the fix, from its exit status. */
-static void report_cc(const char *cc, int st, const char *c,
-		      const char *incdir, const char *log)
+static void report_cc(const char *cc, int st, const struct prov *p,
+		      const char *c, const char *log)
 {
 	if (st == 127)
 		md_error("type provider: cannot run the C compiler '%s' (see "
@@ -180,38 +192,41 @@ static void report_cc(const char *cc, int st, const char *c,
 			 cc, log);
 	else
 		md_error("type provider: %s -g -c %s failed against the Open "
-			 "MPI headers in %s (compiler output in %s): they are "
-			 "not the headers of an Open MPI 4.x this provider "
+			 "MPI headers in %s%s%s (compiler output in %s): they "
+			 "are not those of an Open MPI 4.x this provider "
 			 "knows; set MD_OMPI_INCDIR to the include folder of "
 			 "the job's Open MPI",
-			 cc, c, incdir, log);
+			 cc, c, p->incdir, p->srcdir ? " and sources in " : "",
+			 p->srcdir ? p->srcdir : "", log);
 }
 
 /* Write the sources into dir (a fresh folder) and compile them into
- * obj; work files stay in dir. */
-static int compile_provider(const char *incdir, const char *dir,
+ * obj; work files stay in dir.  The installed headers come first, so the
+ * installed config headers (those of the build that runs) win over
+ * anything in a source tree. */
+static int compile_provider(const struct prov *p, const char *dir,
 			    const char *obj)
 {
 	char *inc = xasprintf("%s/inc/ompi/peruse", dir);
 	char *peruse = xasprintf("%s/peruse.h", inc);
-	char *c = xasprintf("%s/ompi_types.c", dir);
+	char *c = xasprintf("%s/%s", dir, p->name);
 	char *i1 = xasprintf("-I%s/inc", dir);
-	char *i2 = xasprintf("-I%s/openmpi", incdir);
-	char *i3 = xasprintf("-I%s", incdir);
+	char *i2 = xasprintf("-I%s/openmpi", p->incdir);
+	char *i3 = xasprintf("-I%s", p->incdir);
+	char *i4 = p->srcdir ? xasprintf("-I%s", p->srcdir) : NULL;
 	char *log = xasprintf("%s/cc.log", dir);
 	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
 	char *argv[] = { (char *)cc, (char *)"-g", (char *)"-c", (char *)"-o",
-			 (char *)obj, c, i1, i2, i3, NULL };
+			 (char *)obj, c, i1, i2, i3, i4, NULL };
 	int ret = mkdir_p(inc), st;
 
 	if (!ret)
 		ret = write_file(peruse, md_embed_peruse_h,
 				 md_embed_peruse_h_len);
 	if (!ret)
-		ret = write_file(c, md_embed_ompi_types_c,
-				 md_embed_ompi_types_c_len);
+		ret = write_file(c, p->code, p->len);
 	if (!ret && (st = run_cc(argv, log)) != 0) {
-		report_cc(cc, st, c, incdir, log);
+		report_cc(cc, st, p, c, log);
 		ret = -MD_E_NOTYPES;
 	}
 	free(inc);
@@ -220,11 +235,13 @@ static int compile_provider(const char *incdir, const char *dir,
 	free(i1);
 	free(i2);
 	free(i3);
+	free(i4);
 	free(log);
 	return ret;
 }
 
-static int build_in(const char *incdir, const char *cache, const char *final)
+static int build_in(const struct prov *p, const char *cache,
+		    const char *final)
 {
 	char *work = xasprintf("%s/build-XXXXXX", cache), *obj = NULL;
 	int ret = mkdir_p(cache);
@@ -234,8 +251,8 @@ static int build_in(const char *incdir, const char *cache, const char *final)
 		ret = -MD_E_SYS;
 	}
 	if (!ret) {
-		obj = xasprintf("%s/ompi_types.o", work);
-		ret = compile_provider(incdir, work, obj);
+		obj = xasprintf("%s/types.o", work);
+		ret = compile_provider(p, work, obj);
 	}
 	/* rename is atomic: two collectors building at once both succeed. */
 	if (!ret && rename(obj, final) != 0) {
@@ -277,13 +294,18 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 		free(hdr);
 		return -MD_E_NOTYPES;
 	}
-	h = fnv_provider(h);
+	h = fnv_provider(h, md_embed_ompi_types_c, md_embed_ompi_types_c_len);
 	h = fnv_headers(fnv(h, incdir, strlen(incdir)), incdir);
 	cache = cache_dir ? xstrdup(cache_dir) : default_cache_dir();
 	final = xasprintf("%s/ompi-types-%016llx.o", cache,
 			  (unsigned long long)h);
-	if (!is_file(final))
-		ret = build_in(incdir, cache, final);
+	if (!is_file(final)) {
+		struct prov p = { md_embed_ompi_types_c,
+				  md_embed_ompi_types_c_len, "ompi_types.c",
+				  incdir, NULL };
+
+		ret = build_in(&p, cache, final);
+	}
 	version = headers_version(incdir);
 	if (!ret) {
 		*obj_path = final;
@@ -332,4 +354,162 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 	free(obj);
 	free(how);
 	return ret;
+}
+
+/* ---- the ob1 provider: layouts from the sources of the build ---- */
+
+static bool src_version_is(const char *srcdir, const char *version)
+{
+	char *p = xasprintf("%s/VERSION", srcdir), line[256], *v;
+	int x[3] = { -1, -1, -1 }, n;
+	FILE *f = fopen(p, "r");
+
+	free(p);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "major=%d", &n) == 1)
+			x[0] = n;
+		else if (sscanf(line, "minor=%d", &n) == 1)
+			x[1] = n;
+		else if (sscanf(line, "release=%d", &n) == 1)
+			x[2] = n;
+	}
+	if (f)
+		fclose(f);
+	v = xasprintf("%d.%d.%d", x[0], x[1], x[2]);
+	n = strcmp(v, version) == 0;
+	free(v);
+	return n;
+}
+
+/* Identity of the ob1 headers of the source tree. */
+static uint64_t fnv_ob1_sources(uint64_t h, const char *srcdir)
+{
+	static const char *const files[] = {
+		"pml_ob1_comm.h", "pml_ob1_recvreq.h", "pml_ob1_recvfrag.h",
+		"pml_ob1_hdr.h", "pml_ob1_sendreq.h", "pml_ob1.h",
+	};
+
+	h = fnv(h, srcdir, strlen(srcdir));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *p = xasprintf("%s/" DT_OB1_DIR "/%s", srcdir, files[i]);
+		struct stat st;
+
+		if (stat(p, &st) == 0) {
+			h = fnv(h, &st.st_size, sizeof(st.st_size));
+			h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
+		}
+		free(p);
+	}
+	return h;
+}
+
+/* The source tree to use, or NULL with *why. */
+static char *ob1_srcdir(const char *srcdir, const char *version, char **why)
+{
+	const char *env = getenv("MD_OMPI_SRCDIR");
+	char *dir, *hdr;
+
+	if (srcdir)
+		dir = xstrdup(srcdir);
+	else if (env && *env)
+		dir = xstrdup(env);
+	else
+		dir = xasprintf("%s/openmpi-%s", DT_OMPI_SRCROOT, version);
+	hdr = xasprintf("%s/" DT_OB1_DIR "/pml_ob1_comm.h", dir);
+	if (!is_file(hdr))
+		*why = xasprintf("no Open MPI %s sources in %s (ob1's headers "
+				 "are not installed; run 'apt-get source "
+				 "openmpi' in %s, or set MD_OMPI_SRCDIR)",
+				 version, dir, DT_OMPI_SRCROOT);
+	else if (!src_version_is(dir, version))
+		*why = xasprintf("the sources in %s are not Open MPI %s, the "
+				 "version of the installed headers", dir,
+				 version);
+	free(hdr);
+	if (*why) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
+			  const char *srcdir, char **obj_path, char **how,
+			  char **why)
+{
+	char *cache, *final, *version, *hdr, *tree;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	int ret = 0;
+
+	*obj_path = *how = *why = NULL;
+	if (!incdir)
+		incdir = getenv("MD_OMPI_INCDIR") && *getenv("MD_OMPI_INCDIR")
+				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
+	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
+	version = headers_version(incdir);
+	if (!is_file(hdr)) {
+		*why = xasprintf("no Open MPI headers: %s is not there; install "
+				 "them (apt-get install libopenmpi-dev) or set "
+				 "MD_OMPI_INCDIR",
+				 hdr);
+		free(hdr);
+		free(version);
+		return -MD_E_NOTYPES;
+	}
+	free(hdr);
+	tree = ob1_srcdir(srcdir, version, why);
+	if (!tree) {
+		free(version);
+		return -MD_E_NOTYPES;
+	}
+	h = fnv_provider(h, md_embed_ob1_types_c, md_embed_ob1_types_c_len);
+	h = fnv_headers(fnv(h, incdir, strlen(incdir)), incdir);
+	h = fnv_ob1_sources(h, tree);
+	cache = cache_dir ? xstrdup(cache_dir) : default_cache_dir();
+	final = xasprintf("%s/ob1-types-%016llx.o", cache,
+			  (unsigned long long)h);
+	if (!is_file(final)) {
+		struct prov p = { md_embed_ob1_types_c,
+				  md_embed_ob1_types_c_len, "ob1_types.c",
+				  incdir, tree };
+
+		ret = build_in(&p, cache, final);
+	}
+	if (!ret) {
+		*obj_path = final;
+		*how = xasprintf("ob1 type provider compiled from the Open MPI "
+				 "%s sources in %s with the installed headers "
+				 "(%s) into %s", version, tree, incdir, final);
+	} else {
+		*why = xasprintf("the ob1 type provider did not compile (the "
+				 "reason is above)");
+		free(final);
+	}
+	free(version);
+	free(cache);
+	free(tree);
+	return ret;
+}
+
+int dt_index_open_ob1(const char *plugin, const char *cache_dir,
+		      struct dt_index **out, char **why)
+{
+	char *obj = NULL, *how = NULL;
+	int ret = dt_index_open(plugin, out, NULL);
+
+	*why = NULL;
+	if (ret != -MD_E_NOTYPES)
+		return ret;
+	ret = dt_provider_build_ob1(cache_dir, NULL, NULL, &obj, &how, why);
+	if (!ret) {
+		ret = dt_index_open(obj, out, NULL);
+		if (ret == -MD_E_NOTYPES)
+			*why = xasprintf("the ob1 type provider %s has no "
+					 "DWARF", obj);
+	}
+	if (!ret)
+		dt_index_set_source(*out, how);
+	free(obj);
+	free(how);
+	return ret < 0 ? -MD_E_NOTYPES : 0;
 }

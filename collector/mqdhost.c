@@ -12,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,11 +306,10 @@ static int check_writers(const char *path, const struct stat *st,
 	return 0;
 }
 
-int mh_dll_check(const char *path, bool explicit_choice)
+/* Open the DLL file for reading; reports why not.  Returns fd or -1. */
+static int open_dll(const char *path, bool explicit_choice)
 {
-	char *dir, *slash;
-	struct stat st;
-	int err = 0;
+	int fd;
 
 	/* dlopen searches the library path for a name without '/', and a
 	 * relative name would be checked against our own directory. */
@@ -317,12 +317,26 @@ int mh_dll_check(const char *path, bool explicit_choice)
 		md_error("message-queue DLL name '%s' from the job is not an "
 			 "absolute path: refusing it (give the DLL with --dll)",
 			 path);
-		return -MD_E_DLL;
+		return -1;
 	}
-	if (stat(path, &st) < 0) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		md_error("message-queue DLL %s: %s (is the MPI library's "
 			 "debugger support installed? give the path with --dll)",
 			 path, strerror(errno));
+	return fd;
+}
+
+/* The checks of mh_dll_check, on the opened file and its folders. */
+static int check_fd(const char *path, int fd, bool explicit_choice)
+{
+	char *dir, *slash;
+	struct stat st;
+	int err = 0;
+
+	if (fstat(fd, &st) < 0) {
+		md_error("fstat of message-queue DLL %s: %s", path,
+			 strerror(errno));
 		return -MD_E_DLL;
 	}
 	if (explicit_choice) {
@@ -338,6 +352,17 @@ int mh_dll_check(const char *path, bool explicit_choice)
 			err = check_writers(dir, &st, true);
 	}
 	free(dir);
+	return err;
+}
+
+int mh_dll_check(const char *path, bool explicit_choice)
+{
+	int fd = open_dll(path, explicit_choice), err;
+
+	if (fd < 0)
+		return -MD_E_DLL;
+	err = check_fd(path, fd, explicit_choice);
+	close(fd);
 	return err;
 }
 
@@ -396,21 +421,60 @@ static int check_interface(struct mh_dll *dll)
 	return 0;
 }
 
-int mh_dll_open(const char *path, struct mh_dll **out)
+/*
+ * dlopen the file behind fd through /proc/self/fd: the file loaded is the
+ * one opened (and checked), whatever is at path by now.  dlerror names
+ * the fd path: say path instead.  Once loaded, the descriptor stays open
+ * as long as the library (for ever: it is never dlclose()d): the dynamic
+ * linker knows the library by that name, and a later load through the
+ * same fd number would be taken for it.
+ */
+static void *dlopen_fd(const char *path, int fd)
 {
-	struct mh_dll *dll = xcalloc(1, sizeof(*dll));
+	char name[64];
+	const char *e;
+	size_t n;
+	void *h;
+
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+	if (h)
+		return h;
+	e = dlerror();
+	n = strlen(name);
+	if (e && !strncmp(e, name, n))
+		e += n;
+	else
+		n = 0;
+	md_error("cannot load message-queue DLL: %s%s (install the MPI "
+		 "library's debugger support, or give one with --dll)",
+		 n ? path : "", e ? e : "dlopen failed");
+	return NULL;
+}
+
+static int open_checked(const char *path, int fd, bool check,
+			bool explicit_choice, const struct mh_load_hooks *hooks,
+			bool *loaded, struct mh_dll **out)
+{
+	struct mh_dll *dll;
 	const char *v;
 	int err;
 
+	if (check) {
+		err = check_fd(path, fd, explicit_choice);
+		if (err)
+			return err;
+	}
+	if (hooks && hooks->after_check)
+		hooks->after_check(hooks->ctx);
+	dll = xcalloc(1, sizeof(*dll));
 	dll->path = xstrdup(path);
-	dll->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	dll->handle = dlopen_fd(path, fd);
 	if (!dll->handle) {
-		md_error("cannot load message-queue DLL: %s (install the MPI "
-			 "library's debugger support, or give one with --dll)",
-			 dlerror());
 		err = -MD_E_DLL;
 		goto fail;
 	}
+	*loaded = true;
 	err = resolve_entries(dll);
 	if (!err)
 		err = check_interface(dll);
@@ -426,6 +490,34 @@ fail:
 	 * says survives. */
 	free(dll->path);
 	free(dll);
+	return err;
+}
+
+int mh_dll_load(const char *path, bool explicit_choice,
+		const struct mh_load_hooks *hooks, struct mh_dll **out)
+{
+	int fd = open_dll(path, explicit_choice), err;
+	bool loaded = false;
+
+	if (fd < 0)
+		return -MD_E_DLL;
+	err = open_checked(path, fd, true, explicit_choice, hooks, &loaded,
+			   out);
+	if (!loaded)
+		close(fd);
+	return err;
+}
+
+int mh_dll_open(const char *path, struct mh_dll **out)
+{
+	int fd = open_dll(path, true), err;
+	bool loaded = false;
+
+	if (fd < 0)
+		return -MD_E_DLL;
+	err = open_checked(path, fd, false, true, NULL, &loaded, out);
+	if (!loaded)
+		close(fd);
 	return err;
 }
 

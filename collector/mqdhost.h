@@ -46,7 +46,21 @@ struct mh_image;
 int mh_dll_check(const char *path, bool explicit_choice);
 
 /*
- * dlopen the DLL once, check its interface (compatibility level, address
+ * Open the DLL's file once, check the OPEN file (fstat) and its folders
+ * as mh_dll_check does, and load that same file through /proc/self/fd:
+ * a file swapped at path between the check and the load is not the one
+ * loaded.  Then as mh_dll_open.  hooks may be NULL; after_check runs
+ * between the check and the load (tests swap the file there).
+ */
+struct mh_load_hooks {
+	void (*after_check)(void *ctx);
+	void *ctx;
+};
+int mh_dll_load(const char *path, bool explicit_choice,
+		const struct mh_load_hooks *hooks, struct mh_dll **out);
+
+/*
+ * dlopen the DLL once (without the checks of mh_dll_check), check its interface (compatibility level, address
  * width) and hand it the basic callbacks.  Returns 0 and *out, or
  * -MD_E_DLL after reporting.  mh_dll_free releases the host's state; the
  * library itself stays loaded, as the interface requires.

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "collect.h"
 #include "elfsym.h"
 #include "md.h"
 
@@ -16,6 +15,7 @@
 #define PT_MAX_RANKS (1 << 24)
 #define PT_MAX_STR 4096
 #define PT_MAX_DEPTH 32
+#define PT_MAX_WRAP_DEPTH 6
 
 /* What one process turned out to be. */
 enum pt_kind {
@@ -110,16 +110,19 @@ static enum pt_kind classify(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 	return PT_STARTER;
 }
 
-static void fill_proc(struct pt_proc *p, const char *ours)
+static void fill_proc(struct tgt *starter, struct pt_proc *p,
+		      const char *ours)
 {
-	char *exe = NULL;
+	struct tgt *rank = NULL;
 
 	p->local = pt_host_is_local(p->host, ours);
 	/* The table's executable_name is not normalised ("/dir/./app"). */
-	if (p->local && p->pid > 0 && tgt_proc_exe(p->pid, &exe) == 0) {
+	if (p->local && p->pid > 0 &&
+	    tgt_open_other(starter, p->pid, &rank) == 0 && tgt_exe(rank)) {
 		free(p->exe);
-		p->exe = exe;
+		p->exe = xstrdup(tgt_exe(rank));
 	}
+	tgt_free(rank);
 }
 
 static int read_entry(struct tgt *t, const unsigned char *raw,
@@ -159,7 +162,7 @@ static int read_entries(struct tgt *t, const struct pt_head *h,
 		j->procs[i].rank = i;
 		r = read_entry(t, raw + (size_t)i * PT_ENTRY_SIZE,
 			       &j->procs[i]);
-		fill_proc(&j->procs[i], ours);
+		fill_proc(t, &j->procs[i], ours);
 	}
 	free(raw);
 	if (r < 0 && r != -MD_E_PERM)
@@ -220,23 +223,10 @@ int pt_read_table(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 	return 0;
 }
 
-bool col_is_launcher(const char *comm)
-{
-	static const char *const names[] = { "mpirun",	 "mpiexec",
-					     "mpiexec.hydra", "orterun",
-					     "prterun", "prte",
-					     "oshrun" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (!strcmp(comm, names[i]))
-			return true;
-	return false;
-}
-
 /* The user's pid was neither a starter nor under one. */
 static int report_not_mpi(int pid, const char *comm, bool rank_seen)
 {
-	if (!rank_seen && col_is_launcher(comm))
+	if (!rank_seen && pt_is_launcher(comm))
 		md_error("pid %d (%s) has no MPIR process table: Open MPI 5 "
 			 "and later replaced MPIR with the PMIx tool interface, "
 			 "which is not supported: mpi-deadlock needs the "
@@ -255,23 +245,6 @@ static int report_not_mpi(int pid, const char *comm, bool rank_seen)
 	return -MD_E_NOTMPI;
 }
 
-/* Probe one process of the walk.  Quiet. */
-static enum pt_kind probe(int pid, pt_lookup_fn lookup, void *ctx,
-			  struct pt_head *h, struct tgt **t)
-{
-	enum pt_kind k;
-
-	*t = NULL;
-	if (tgt_open(pid, t) < 0)
-		return PT_OTHER;
-	k = classify(*t, lookup, ctx, h);
-	if (k != PT_STARTER) {
-		tgt_free(*t);
-		*t = NULL;
-	}
-	return k;
-}
-
 static int find_given_rank(const struct pt_job *j, int pid)
 {
 	for (int i = 0; i < j->nranks; i++)
@@ -280,46 +253,153 @@ static int find_given_rank(const struct pt_job *j, int pid)
 	return -1;
 }
 
+/*
+ * Up from t (borrowed) to the starter: the first process with a filled
+ * table, opened through the ops (*starter, the caller's; NULL if none).
+ * Returns 0, or -MD_E_NOTREADY (reported).
+ */
+static int walk_up(struct tgt *t, pt_lookup_fn lookup, void *ctx,
+		   struct tgt **starter, bool *rank_seen)
+{
+	struct tgt *cur = t, *next;
+	struct tgt_stat st;
+	struct pt_head h;
+
+	*starter = NULL;
+	for (int depth = 0; depth < PT_MAX_DEPTH && cur; depth++) {
+		enum pt_kind k;
+
+		if (tgt_stat(cur, &st) < 0)
+			break;
+		k = classify(cur, lookup, ctx, &h);
+		if (k == PT_STARTER) {
+			*starter = cur;
+			return 0;
+		}
+		if (k == PT_STARTER_EARLY && strcmp(st.comm, "orted") != 0) {
+			report_not_ready(tgt_pid(cur), &h);
+			if (cur != t)
+				tgt_free(cur);
+			return -MD_E_NOTREADY;
+		}
+		*rank_seen |= k == PT_RANK;
+		next = NULL;
+		/* Only a rank (or orted above it) leads up to the starter. */
+		if ((k != PT_OTHER || *rank_seen) && st.ppid > 1)
+			tgt_open_other(cur, st.ppid, &next);
+		if (cur != t)
+			tgt_free(cur);
+		cur = next;
+	}
+	if (cur != t)
+		tgt_free(cur);
+	return 0;
+}
+
+int pt_acquire_from(struct tgt *t, pt_lookup_fn lookup, void *ctx,
+		    struct pt_job **out)
+{
+	struct tgt_stat st = { .comm = "?" };
+	struct tgt *starter = NULL;
+	bool rank_seen = false;
+	int r;
+
+	if (tgt_stat(t, &st) < 0) {
+		md_error("no process with pid %d", tgt_pid(t));
+		return -MD_E_NOSUCH;
+	}
+	r = walk_up(t, lookup, ctx, &starter, &rank_seen);
+	if (r < 0)
+		return r;
+	if (!starter)
+		return report_not_mpi(tgt_pid(t), st.comm, rank_seen);
+	r = pt_read_table(starter, lookup, ctx, out);
+	if (starter != t)
+		tgt_free(starter);
+	if (r < 0)
+		return r;
+	(*out)->given_pid = tgt_pid(t);
+	(*out)->given_rank = find_given_rank(*out, tgt_pid(t));
+	return 0;
+}
+
 int pt_acquire(int pid, pt_lookup_fn lookup, void *ctx, struct pt_job **out)
 {
-	char comm[TGT_COMM_MAX] = "?", given_comm[TGT_COMM_MAX] = "?";
-	bool rank_seen = false;
-	struct pt_head h;
-	struct tgt *t = NULL;
-	int cur = pid, ppid, r;
+	struct tgt_stat st;
+	struct tgt *t;
+	int r;
 
-	if (pid <= 0 || tgt_proc_parent(pid, &ppid, given_comm) < 0) {
+	if (pid <= 0 || tgt_proc_stat(pid, &st) < 0) {
 		md_error("no process with pid %d", pid);
 		return -MD_E_NOSUCH;
 	}
 	r = tgt_check_access(pid);
 	if (r < 0)
 		return r;
-	for (int depth = 0; depth < PT_MAX_DEPTH && cur > 1; depth++) {
-		enum pt_kind k;
-
-		if (tgt_proc_parent(cur, &ppid, comm) < 0)
-			break;
-		k = probe(cur, lookup, ctx, &h, &t);
-		if (k == PT_STARTER)
-			break;
-		if (k == PT_STARTER_EARLY && strcmp(comm, "orted") != 0) {
-			report_not_ready(cur, &h);
-			return -MD_E_NOTREADY;
-		}
-		rank_seen |= k == PT_RANK;
-		/* Only a rank (or orted above it) leads up to the starter. */
-		if (k == PT_OTHER && !rank_seen)
-			break;
-		cur = ppid;
-	}
-	if (!t)
-		return report_not_mpi(pid, given_comm, rank_seen);
-	r = pt_read_table(t, lookup, ctx, out);
-	tgt_free(t);
+	r = tgt_open(pid, &t);
 	if (r < 0)
 		return r;
-	(*out)->given_pid = pid;
-	(*out)->given_rank = find_given_rank(*out, pid);
-	return 0;
+	r = pt_acquire_from(t, lookup, ctx, out);
+	tgt_free(t);
+	return r;
+}
+
+bool pt_is_launcher(const char *comm)
+{
+	static const char *const names[] = { "mpirun",	"mpiexec",
+					     "orterun", "prterun",
+					     "prte",	"oshrun",
+					     "mpiexec.hydra" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(comm, names[i]))
+			return true;
+	return false;
+}
+
+/* Level by level: the nearest launcher is the one that matters. */
+int pt_find_starter(struct tgt *job)
+{
+	int *level = xmalloc(sizeof(int)), n = 1, found = tgt_pid(job);
+	struct tgt_stat st;
+
+	if (tgt_stat(job, &st) == 0 && pt_is_launcher(st.comm)) {
+		free(level);
+		return found;
+	}
+	level[0] = tgt_pid(job);
+	for (int depth = 0; depth < PT_MAX_WRAP_DEPTH && n > 0; depth++) {
+		int *next = NULL, m = 0;
+
+		for (int i = 0; i < n && found == tgt_pid(job); i++) {
+			struct tgt *p = NULL;
+			int *kids = NULL, nk = 0;
+
+			if ((level[i] == tgt_pid(job) ? 0 :
+			     tgt_open_other(job, level[i], &p)) < 0 ||
+			    tgt_children(p ? p : job, &kids, &nk) < 0) {
+				tgt_free(p);
+				continue;
+			}
+			next = xrealloc(next, (size_t)(m + nk + 1) * sizeof(int));
+			for (int k = 0; k < nk; k++) {
+				struct tgt *c = NULL;
+
+				if (found == tgt_pid(job) &&
+				    tgt_open_other(job, kids[k], &c) == 0 &&
+				    tgt_stat(c, &st) == 0 &&
+				    pt_is_launcher(st.comm))
+					found = kids[k];
+				tgt_free(c);
+				next[m++] = kids[k];
+			}
+			free(kids);
+			tgt_free(p);
+		}
+		free(level);
+		level = next;
+		n = found == tgt_pid(job) ? m : 0;
+	}
+	free(level);
+	return found;
 }

@@ -76,6 +76,25 @@ int pt_read_table(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 int pt_acquire(int pid, pt_lookup_fn lookup, void *ctx, struct pt_job **out);
 
 /*
+ * pt_acquire from an opened target (borrowed), walking up through
+ * tgt_stat and tgt_open_other, so the walk runs on fake targets too.
+ * Same returns as pt_acquire.
+ */
+int pt_acquire_from(struct tgt *t, pt_lookup_fn lookup, void *ctx,
+		    struct pt_job **out);
+
+/* Whether comm names an MPI launcher (mpirun, mpiexec, orterun, ...). */
+bool pt_is_launcher(const char *comm);
+
+/*
+ * The job's MPI starter: job itself when it is a launcher, else, when
+ * it is a wrapper (a script, sh -c, time), the first launcher among its
+ * descendants (tgt_children), searched level by level, at most 6 deep.
+ * Returns its pid, or job's pid when none is found.
+ */
+int pt_find_starter(struct tgt *job);
+
+/*
  * Whether host (from the table) names this machine, whose name is ours
  * (gethostname): equal, "localhost", or equal up to the first '.'.
  */

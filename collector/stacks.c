@@ -1,14 +1,17 @@
 /*
- * stacks.c - thread stacks with libunwind-ptrace (see stacks.h).
+ * stacks.c - thread stacks with libunwind (see stacks.h).
  *
- * libunwind's _UPT accessors do their own PTRACE_PEEK* on the stopped
- * threads: this is the one place outside target.c where ptrace is used,
- * through libunwind, on threads that target.c has stopped.
+ * libunwind walks through accessors of our own (unw_create_addr_space)
+ * that reach the process only through the target's ops table: registers,
+ * memory and the unwind tables of the objects the view knows.  So the
+ * walker never touches ptrace or /proc itself, and runs on the fake
+ * target as on a live one (libunwind's _UPT accessors would PTRACE_PEEK
+ * the threads themselves).
  */
 #include "stacks.h"
 
 #include <inttypes.h>
-#include <libunwind-ptrace.h>
+#include <libunwind.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +20,9 @@
 #include "mpicalls.h"
 
 /*
- * Memory read by whole pages: _UPT reads one word per PTRACE_PEEKDATA,
- * and an unwind reads the same stack and .eh_frame pages over and over.
- * The process is stopped for the whole walk, so the copies stay true.
+ * Memory read by whole pages: an unwind reads the same stack and
+ * .eh_frame pages over and over.  The process is stopped for the whole
+ * walk, so the copies stay true.
  */
 #define STK_PAGE 4096
 #define STK_PAGES 64
@@ -42,7 +45,9 @@ struct stk_walk {
 	struct snap *s;
 	const struct stk_opts *o;
 	unw_addr_space_t as;
-	unw_addr_space_t as_upt;	/* plain _UPT accessors, on demand */
+	const struct es_view *view;	/* o->view, or own_view */
+	struct es_cache *own_cache;	/* when the caller gave no view */
+	struct es_view *own_view;
 	struct stk_map *maps;
 	int nmaps;
 	bool maps_read;
@@ -50,13 +55,12 @@ struct stk_walk {
 	struct stk_page *pages;	/* STK_PAGES, direct-mapped */
 };
 
-/* ---- libunwind accessors: _UPT's, with unwind tables from the view ---- */
+/* ---- libunwind accessors over the target ---- */
 
 /*
  * libunwind's search of a remote .eh_frame_hdr table.  libunwind-x86_64
  * exports it for its own ptrace and core-file accessors but declares it
  * only in its private headers; its signature has not changed since 2003.
- * Other architectures keep _UPT's own search.
  */
 #ifdef __x86_64__
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
@@ -67,47 +71,29 @@ extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as,
 #define stk_search_table _Ux86_64_dwarf_search_unwind_table
 #endif
 
-/* The accessors' argument: _UPT's own for the thread, and the walk with
- * the process's objects. */
+/* The accessors' argument: one thread of the walk. */
 struct stk_arg {
-	void *upt;
 	struct stk_walk *w;
+	int tid;
+	struct tgt_regs regs;
 };
 
-static void *upt_of(void *arg)
-{
-	return ((struct stk_arg *)arg)->upt;
-}
-
-/* _UPT's lookups call the accessors of the address space they are given
- * with _UPT's own argument: they need an address space of their own. */
-static unw_addr_space_t upt_space(struct stk_arg *a)
-{
-	if (!a->w->as_upt)
-		a->w->as_upt = unw_create_addr_space(&_UPT_accessors, 0);
-	return a->w->as_upt;
-}
-
 /*
- * _UPT_find_proc_info reads /proc/PID/maps and maps the object's file
- * for every frame that leaves the object of the frame before (one
- * thread's walk goes through four or five): that was half of the
- * collection time.  The view already knows each object's bias and its
- * search table, so ask libunwind's table search directly, and leave the
- * rare object without one (or an address outside every object: the
- * vdso, generated code) to _UPT.
+ * The objects come from the view: each one's bias and .eh_frame_hdr
+ * search table, which libunwind's table search reads through
+ * access_mem.  An address no object holds (the vdso, generated code)
+ * has no information, and libunwind falls back to the frame chain.
  */
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 			      unw_proc_info_t *pi, int need_unwind_info,
 			      void *arg)
 {
-	struct stk_arg *a = arg;
 #ifdef stk_search_table
-	const struct es_view *v = a->w->o->view;
+	struct stk_arg *a = arg;
+	const struct es_view *v = a->w->view;
 	const struct es_object *obj = v ? es_proc_object_at(v, ip) : NULL;
 	struct es_eh_table eh;
 	unw_dyn_info_t di;
-	int r;
 
 	if (obj && es_image_eh_table(obj->img, &eh) == 0) {
 		memset(&di, 0, sizeof(di));
@@ -118,27 +104,37 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip,
 		di.u.rti.segbase = eh.hdr + obj->bias;
 		di.u.rti.table_data = eh.table + obj->bias;
 		di.u.rti.table_len = eh.count * 8 / sizeof(unw_word_t);
-		r = stk_search_table(as, ip, &di, pi, need_unwind_info, arg);
-		if (r != -UNW_ENOINFO)
-			return r;
+		return stk_search_table(as, ip, &di, pi, need_unwind_info,
+					arg);
 	}
 #else
 	(void)as;
+	(void)ip;
+	(void)pi;
+	(void)need_unwind_info;
+	(void)arg;
 #endif
-	return _UPT_find_proc_info(upt_space(a), ip, pi, need_unwind_info,
-				   a->upt);
+	return -UNW_ENOINFO;
 }
 
+/* What the table search allocated (as libunwind's _UPT does). */
 static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi,
 				void *arg)
 {
-	_UPT_put_unwind_info(as, pi, upt_of(arg));
+	(void)as;
+	(void)arg;
+	free(pi->unwind_info);
+	pi->unwind_info = NULL;
 }
 
+/* No dynamically registered unwind info (JIT) is looked for. */
 static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil,
 				      void *arg)
 {
-	return _UPT_get_dyn_info_list_addr(as, dil, upt_of(arg));
+	(void)as;
+	(void)dil;
+	(void)arg;
+	return -UNW_ENOINFO;
 }
 
 /* The page that holds addr, read on first use; NULL if unreadable. */
@@ -161,40 +157,67 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr,
 	const struct stk_page *p;
 	size_t off = addr & (STK_PAGE - 1);
 
-	/* Writes (never asked for in a walk), words across two pages and
-	 * pages that process_vm_readv cannot read go the word-wise way. */
-	if (!write && off + sizeof(*val) <= STK_PAGE &&
-	    (p = page_at(a->w, addr))) {
+	(void)as;
+	if (write)
+		return -UNW_EINVAL;	/* a walk only reads */
+	if (off + sizeof(*val) <= STK_PAGE && (p = page_at(a->w, addr))) {
 		memcpy(val, p->data + off, sizeof(*val));
 		return 0;
 	}
-	return _UPT_access_mem(as, addr, val, write, a->upt);
+	/* A word across two pages, or a page only partly readable. */
+	return tgt_read(a->w->t, addr, val, sizeof(*val)) == 0 ? 0
+							       : -UNW_EINVAL;
 }
 
 static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg,
 			  unw_word_t *val, int write, void *arg)
 {
-	return _UPT_access_reg(as, reg, val, write, upt_of(arg));
+	struct stk_arg *a = arg;
+
+	(void)as;
+	if (write || reg < 0 || reg >= TGT_NREGS)
+		return -UNW_EBADREG;
+	*val = a->regs.r[reg];
+	return 0;
 }
 
 static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
 			    unw_fpreg_t *val, int write, void *arg)
 {
-	return _UPT_access_fpreg(as, reg, val, write, upt_of(arg));
+	(void)as;
+	(void)reg;
+	(void)val;
+	(void)write;
+	(void)arg;
+	return -UNW_EBADREG;
 }
 
 static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 {
-	return _UPT_resume(as, c, upt_of(arg));
+	(void)as;
+	(void)c;
+	(void)arg;
+	return -UNW_EINVAL;
 }
 
+/* The nearest function symbol of the object the view places addr in. */
 static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr,
 			     char *buf, size_t len, unw_word_t *off,
 			     void *arg)
 {
+	struct stk_arg *a = arg;
+	const struct es_view *v = a->w->view;
+	const struct es_object *obj = v ? es_proc_object_at(v, addr) : NULL;
+	const char *name;
+	uint64_t o;
+
 	(void)as;
-	return _UPT_get_proc_name(upt_space(arg), addr, buf, len, off,
-				  upt_of(arg));
+	if (!obj || !obj->img ||
+	    es_addr_to_name(obj->img, addr - obj->bias, &name, &o) < 0)
+		return -UNW_ENOINFO;
+	snprintf(buf, len, "%s", name);
+	*off = o;
+	return strlen(name) < len ? 0 : -UNW_ENOMEM;
 }
 
 static const unw_accessors_t stk_accessors = {
@@ -269,10 +292,9 @@ static void describe(struct stk_walk *w, unw_cursor_t *c, uint64_t pc,
 	if (f->object)
 		return;
 	f->object = object_at(w, lookup_pc);
-	/* libunwind's name is the nearest function symbol before pc,
-	 * whatever its size: for an object the symbolizer knows (above) it
-	 * only names the wrong static function, and it maps the file again
-	 * for every frame. */
+	/* libunwind's name (acc_get_proc_name) is the nearest function
+	 * symbol before pc, whatever its size: for an object the symbolizer
+	 * knows (above) it only names the wrong static function. */
 	if (!f->func && unw_get_proc_name(c, name, sizeof(name), &off) == 0)
 		f->func = snap_str(w->s, name);
 }
@@ -291,8 +313,7 @@ static void classify(struct snap *s, struct snap_thread *th)
 static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 {
 	int max = w->o->max_frames > 0 ? w->o->max_frames : STK_MAX_FRAMES;
-	struct stk_arg arg = { _UPT_create(tid), w };
-	void *upt = arg.upt;
+	struct stk_arg arg = { .w = w, .tid = tid };
 	bool exact = true;	/* innermost, or after a signal frame */
 	unw_cursor_t c;
 	int r, keep;
@@ -300,11 +321,19 @@ static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 	th->tid = tid;
 	th->mpi_frame = th->user_frame = -1;
 	th->frames = xcalloc((size_t)max, sizeof(*th->frames));
-	r = upt ? unw_init_remote(&c, w->as, &arg) : -UNW_ENOMEM;
+	r = tgt_regs(w->t, tid, &arg.regs);
 	if (r < 0 && !w->warned) {
 		w->warned = true;
-		md_warn("unw_init_remote for thread %d of pid %d: %s", tid,
-			tgt_pid(w->t), unw_strerror(r));
+		md_warn("registers of thread %d of pid %d: %s", tid,
+			tgt_pid(w->t), md_strerror(r));
+	}
+	if (r == 0) {
+		r = unw_init_remote(&c, w->as, &arg);
+		if (r < 0 && !w->warned) {
+			w->warned = true;
+			md_warn("unw_init_remote for thread %d of pid %d: %s",
+				tid, tgt_pid(w->t), unw_strerror(r));
+		}
 	}
 	while (r >= 0 && th->nframes < max) {
 		unw_word_t ip = 0;
@@ -319,8 +348,6 @@ static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 		if (unw_step(&c) <= 0)
 			break;
 	}
-	if (upt)
-		_UPT_destroy(upt);
 	keep = th->nframes ? th->nframes : 1;
 	th->frames = xrealloc(th->frames, (size_t)keep * sizeof(*th->frames));
 	classify(w->s, th);
@@ -342,6 +369,16 @@ int stk_process(struct tgt *t, struct snap *s, const struct stk_opts *o,
 	r = tgt_threads(t, &tids, &nt);
 	if (r < 0)
 		return r;
+	/* Without a view from the caller, one of our own from the maps. */
+	w.view = o->view;
+	if (!w.view) {
+		const char *maps = tgt_maps_text(t);
+
+		w.own_cache = es_cache_new();
+		if (maps && es_view_from_maps(w.own_cache, maps, tgt_exe(t),
+					      &w.own_view) == 0)
+			w.view = w.own_view;
+	}
 	/* One address space per process: libunwind caches unwind info by
 	 * address, and libraries sit elsewhere in every rank (ASLR). */
 	w.as = unw_create_addr_space(&acc, 0);
@@ -353,8 +390,8 @@ int stk_process(struct tgt *t, struct snap *s, const struct stk_opts *o,
 	*n = nt;
 	unw_destroy_addr_space(w.as);
 	free(w.pages);
-	if (w.as_upt)
-		unw_destroy_addr_space(w.as_upt);
+	es_view_free(w.own_view);
+	es_cache_free(w.own_cache);
 	free(w.maps);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * stacks.h - the stack of every thread of a stopped process, with
- * libunwind-ptrace, into snapshot threads: frames, the MPI call each
+ * libunwind over the target's ops table, into snapshot threads: frames, the MPI call each
  * thread is in (mpicalls.h), and the rank's call site.
  */
 #ifndef MD_STACKS_H
@@ -38,8 +38,8 @@ struct stk_opts {
 	void *ctx;
 	int max_frames;			/* 0: STK_MAX_FRAMES */
 	/* The process's objects (borrowed): their .eh_frame_hdr tables
-	 * serve the unwinder, which otherwise reads /proc/PID/maps and maps
-	 * the file for each frame.  NULL: libunwind-ptrace finds its own. */
+	 * and symbols serve the unwinder.  NULL: a view is built from the
+	 * target's maps for the walk. */
 	const struct es_view *view;
 };
 

@@ -2,9 +2,10 @@
  * target.h - access to one traced process: the ONLY module that touches
  * ptrace, /proc and tracee memory.  Everything above it (proctable, the
  * MQD DLL host, stacks) sees a struct tgt and its small ops table, which
- * has a live implementation (target.c) and a fake one for tests
- * (target_fake.c), as elfutils' Dwfl_Thread_Callbacks or libunwind's
- * _UPT/_UCD accessors.
+ * has a live implementation (target_live.c, over /proc helpers in
+ * target_proc.c and the permission reasons of target_perm.c) and a fake
+ * one for tests (target_fake.c), as elfutils' Dwfl_Thread_Callbacks or
+ * libunwind's _UPT/_UCD accessors; target.c wraps the ops and caches.
  *
  * Safety: nothing here installs signal handlers or kills anything; a
  * process attached with tgt_attach() is running again after tgt_detach()
@@ -25,11 +26,54 @@ struct tgt;
  * Strings and arrays returned through out-parameters are heap-allocated
  * and become the caller's (struct tgt caches them).
  */
+/*
+ * What /proc/PID/stat says of a process.
+ */
+#define TGT_COMM_MAX 64
+struct tgt_stat {
+	char state;			/* 'R', 'S', 'Z', ... */
+	int ppid;
+	unsigned long long start;	/* start time, clock ticks after boot */
+	char comm[TGT_COMM_MAX];
+};
+
+/*
+ * A thread's general registers in libunwind's numbering (which is the
+ * DWARF numbering on x86-64: rax 0 ... r15 15, rip 16; on AArch64 x0-x30
+ * 0-30, sp 31, pc 32).
+ */
+#define TGT_NREGS 33
+#if defined(__x86_64__)
+#define TGT_REG_SP 7
+#define TGT_REG_PC 16
+#elif defined(__aarch64__)
+#define TGT_REG_SP 31
+#define TGT_REG_PC 32
+#endif
+struct tgt_regs {
+	uint64_t r[TGT_NREGS];
+};
+
+/*
+ * The accessors of one implementation.  Each returns 0 or a negated
+ * MD_E_* code; reporting follows the tgt_* function that calls it.
+ * Strings and arrays returned through out-parameters are heap-allocated
+ * and become the caller's (struct tgt caches them).
+ */
 struct tgt_ops {
 	int (*read)(struct tgt *t, uint64_t addr, void *buf, size_t len);
 	int (*maps)(struct tgt *t, char **text);
 	int (*threads)(struct tgt *t, int **tids, int *n);
 	int (*exe)(struct tgt *t, char **path);
+	/* Registers of stopped thread tid (the unwinder's start). */
+	int (*regs)(struct tgt *t, int tid, struct tgt_regs *out);
+	/* State, parent and comm of the process (the walk to the starter). */
+	int (*stat)(struct tgt *t, struct tgt_stat *st);
+	/* Its child processes (the search for mpirun under a wrapper). */
+	int (*children)(struct tgt *t, int **pids, int *n);
+	/* Open another process of the same system for reads (a parent or
+	 * a child), as tgt_open does; -MD_E_NOSUCH quietly. */
+	int (*open_other)(struct tgt *t, int pid, struct tgt **out);
 	/* Detach if attached; must be idempotent. */
 	void (*detach)(struct tgt *t);
 	/* Free the implementation's data (after detach). */
@@ -57,8 +101,34 @@ int tgt_open(int pid, struct tgt **out);
 int tgt_attach(int pid, struct tgt **out);
 
 /*
+ * tgt_attach in two halves, so that many processes stop in parallel:
+ * tgt_attach_start seizes and interrupts every thread of pid without
+ * waiting (returns 0 and *out, or the codes of tgt_attach with nothing
+ * left attached, reported); tgt_attach_wait then waits, until deadline
+ * (md_now_ns() time), for their stops, seizing threads that appeared
+ * meanwhile.  A thread that does not stop by the deadline (uninterruptible
+ * sleep) does not fail the attach: the others are attached and it is
+ * listed by tgt_unstopped.  tgt_attach_wait returns 0, or -MD_E_GONE /
+ * -MD_E_SYS (reported; nothing left attached but unstopped threads).
+ */
+int tgt_attach_start(int pid, struct tgt **out);
+int tgt_attach_wait(struct tgt *t, long long deadline);
+
+/*
+ * The threads seized that have not stopped (borrowed until the next
+ * tgt_attach_wait, tgt_detach or tgt_free).  They stay traced until they
+ * stop and tgt_detach is called again, or until this process exits.
+ */
+void tgt_unstopped(struct tgt *t, const int **tids, int *n);
+
+/* How long tgt_attach waits for the threads to stop. */
+#define TGT_STOP_TIMEOUT_NS (5LL * 1000 * 1000 * 1000)
+
+/*
  * Let every thread run again exactly as before (pending signals
- * re-injected).  Idempotent; does nothing for an opened or fake target.
+ * re-injected).  A thread that has not stopped yet is checked again and
+ * detached if it stopped meanwhile, else left for a later call (see
+ * tgt_unstopped).  Idempotent; does nothing for an opened target.
  */
 void tgt_detach(struct tgt *t);
 
@@ -98,6 +168,28 @@ int tgt_threads(struct tgt *t, const int **tids, int *n);
 /* readlink /proc/PID/exe; borrowed until tgt_free, NULL if unknown. */
 const char *tgt_exe(struct tgt *t);
 
+/*
+ * Registers of thread tid of an attached target (a tid of tgt_threads).
+ * Returns 0, or quietly -MD_E_GONE (the thread exited) or -MD_E_SYS.
+ */
+int tgt_regs(struct tgt *t, int tid, struct tgt_regs *out);
+
+/* State, parent and comm of the process; quietly -MD_E_NOSUCH if gone. */
+int tgt_stat(struct tgt *t, struct tgt_stat *st);
+
+/*
+ * The child processes of t, in a new heap array (*pids, the caller's).
+ * Returns 0 or -MD_E_NOSUCH quietly.
+ */
+int tgt_children(struct tgt *t, int **pids, int *n);
+
+/*
+ * Open process pid of the same system as t (its parent or a child) for
+ * reads, as tgt_open; a fake target opens the fakes linked to it.
+ * Returns 0 and *out, or -MD_E_NOSUCH quietly.
+ */
+int tgt_open_other(struct tgt *t, int pid, struct tgt **out);
+
 int tgt_pid(const struct tgt *t);
 bool tgt_is_attached(const struct tgt *t);
 
@@ -108,28 +200,29 @@ bool tgt_is_attached(const struct tgt *t);
 struct tgt *tgt_new(int pid, const struct tgt_ops *ops, void *impl,
 		    bool attached);
 void *tgt_impl(const struct tgt *t);
+/* The implementation's threads that did not stop (copied). */
+void tgt_set_unstopped(struct tgt *t, const int *tids, int n);
+/* Attached or not, as the implementation finds it. */
+void tgt_set_attached(struct tgt *t, bool attached);
+
+/*
+ * Fault injection for tests (inert unless called): every later tgt_read
+ * of t answers code (a negated MD_E_*), as if the memory could not be
+ * read.  0 turns it off.
+ */
+void tgt_inject_read_fault(struct tgt *t, int code);
 
 /*
  * About other processes, by pid, without attaching (proctable's walk to
  * the starter).  Quiet: they return -MD_E_NOSUCH when the pid does not
  * exist and let the caller say what it means.
  */
-#define TGT_COMM_MAX 64
-/* Parent pid and command name (comm) from /proc/PID/stat. */
 /*
  * Can this process read pid's memory map (and so its memory)?  Returns 0,
  * or -MD_E_NOSUCH / -MD_E_PERM after reporting one line that says why
  * (other user, Yama ptrace_scope, missing CAP_SYS_PTRACE) and the fix.
  */
 int tgt_check_access(int pid);
-
-/* What /proc/PID/stat says of a process. */
-struct tgt_stat {
-	char state;			/* 'R', 'S', 'Z', ... */
-	int ppid;
-	unsigned long long start;	/* start time, clock ticks after boot */
-	char comm[TGT_COMM_MAX];
-};
 
 /* Read it: 0, or -MD_E_NOSUCH (quietly) when pid is gone. */
 int tgt_proc_stat(int pid, struct tgt_stat *st);
@@ -143,6 +236,8 @@ int tgt_proc_stat(int pid, struct tgt_stat *st);
 void tgt_perm_reason(int pid, const char *yama_path, char *buf, size_t len);
 
 int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX]);
+/* The child processes of pid (new heap array); -MD_E_NOSUCH quietly. */
+int tgt_proc_children(int pid, int **pids, int *n);
 /* readlink /proc/PID/exe into a new heap string (*out). */
 int tgt_proc_exe(int pid, char **out);
 
@@ -159,5 +254,25 @@ void tgt_fake_set_maps(struct tgt *t, const char *text);
 void tgt_fake_set_threads(struct tgt *t, const int *tids, int n);
 void tgt_fake_set_exe(struct tgt *t, const char *path);
 void tgt_fake_gone(struct tgt *t);
+/* Every later read answers code (a negated MD_E_*), the process stays. */
+void tgt_fake_fail_reads(struct tgt *t, int code);
+void tgt_fake_set_regs(struct tgt *t, int tid, const struct tgt_regs *r);
+void tgt_fake_set_stat(struct tgt *t, char state, int ppid,
+		       const char *comm);
+/*
+ * Make other (another fake) the process with other's pid on t's system:
+ * tgt_open_other(t, pid) opens it, and when it is t's parent (the ppid of
+ * t's stat) or a child (other's ppid is t's pid), tgt_children lists it.
+ * other is borrowed and must outlive t and what tgt_open_other opened.
+ */
+void tgt_fake_link(struct tgt *t, struct tgt *other);
+/*
+ * Fake attach: a fake made with tgt_fake_new_attached behaves as attached
+ * (tgt_is_attached, tgt_detach) and counts its detaches; threads listed
+ * with tgt_fake_set_unstopped did not stop.
+ */
+struct tgt *tgt_fake_new_attached(int pid);
+int tgt_fake_detaches(const struct tgt *t);
+void tgt_fake_set_unstopped(struct tgt *t, const int *tids, int n);
 
 #endif /* MD_TARGET_H */

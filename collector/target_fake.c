@@ -2,11 +2,17 @@
  * target_fake.c - a target made of memory regions and texts given by a
  * test, so that proctable and the MQD DLL host run without a process.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "md.h"
 #include "target.h"
+
+struct fake_regs {
+	int tid;
+	struct tgt_regs regs;
+};
 
 struct fake_region {
 	uint64_t addr;
@@ -22,6 +28,15 @@ struct fake {
 	int *tids;
 	int ntids;
 	bool gone;
+	int read_err;		/* tgt_fake_fail_reads */
+	struct tgt_stat stat;
+	bool has_stat;
+	struct fake_regs *regs;
+	int nregs;
+	struct tgt **links;	/* other processes of its system, borrowed */
+	int nlinks;
+	int detaches;
+	int refs;		/* targets sharing it (tgt_open_other) */
 };
 
 /* A read may span regions that touch each other, byte by byte. */
@@ -33,6 +48,8 @@ static int fake_read(struct tgt *t, uint64_t addr, void *buf, size_t len)
 
 	if (f->gone)
 		return -MD_E_GONE;
+	if (f->read_err)
+		return f->read_err;
 	while (done < len) {
 		uint64_t a = addr + done;
 		size_t take = 0;
@@ -87,21 +104,88 @@ static int fake_exe(struct tgt *t, char **path)
 	return 0;
 }
 
+static int fake_regs(struct tgt *t, int tid, struct tgt_regs *out)
+{
+	struct fake *f = tgt_impl(t);
+
+	if (f->gone)
+		return -MD_E_GONE;
+	for (int i = 0; i < f->nregs; i++) {
+		if (f->regs[i].tid == tid) {
+			*out = f->regs[i].regs;
+			return 0;
+		}
+	}
+	return -MD_E_SYS;
+}
+
+static int fake_stat(struct tgt *t, struct tgt_stat *st)
+{
+	struct fake *f = tgt_impl(t);
+
+	if (f->gone || !f->has_stat)
+		return -MD_E_NOSUCH;
+	*st = f->stat;
+	return 0;
+}
+
+static int fake_children(struct tgt *t, int **pids, int *n)
+{
+	struct fake *f = tgt_impl(t);
+	struct tgt_stat st;
+	int k = 0;
+
+	if (f->gone)
+		return -MD_E_NOSUCH;
+	*pids = xmalloc((size_t)(f->nlinks ? f->nlinks : 1) * sizeof(int));
+	for (int i = 0; i < f->nlinks; i++)
+		if (tgt_stat(f->links[i], &st) == 0 && st.ppid == tgt_pid(t))
+			(*pids)[k++] = tgt_pid(f->links[i]);
+	*n = k;
+	return 0;
+}
+
+static const struct tgt_ops fake_ops;
+
+static int fake_open_other(struct tgt *t, int pid, struct tgt **out)
+{
+	struct fake *f = tgt_impl(t);
+
+	for (int i = 0; i < f->nlinks; i++) {
+		struct tgt *o = f->links[i];
+		struct fake *of = tgt_impl(o);
+
+		if (tgt_pid(o) != pid || of->gone)
+			continue;
+		of->refs++;
+		*out = tgt_new(pid, &fake_ops, of, false);
+		return 0;
+	}
+	return -MD_E_NOSUCH;
+}
+
 static void fake_detach(struct tgt *t)
 {
-	(void)t;
+	struct fake *f = tgt_impl(t);
+
+	f->detaches++;
+	tgt_set_unstopped(t, NULL, 0);
 }
 
 static void fake_release(struct tgt *t)
 {
 	struct fake *f = tgt_impl(t);
 
+	if (f->refs-- > 0)
+		return;
 	for (int i = 0; i < f->nregions; i++)
 		free(f->regions[i].data);
 	free(f->regions);
 	free(f->maps);
 	free(f->exe);
 	free(f->tids);
+	free(f->regs);
+	free(f->links);
 	free(f);
 }
 
@@ -110,6 +194,10 @@ static const struct tgt_ops fake_ops = {
 	.maps = fake_maps,
 	.threads = fake_threads,
 	.exe = fake_exe,
+	.regs = fake_regs,
+	.stat = fake_stat,
+	.children = fake_children,
+	.open_other = fake_open_other,
 	.detach = fake_detach,
 	.release = fake_release,
 };
@@ -164,4 +252,52 @@ void tgt_fake_set_exe(struct tgt *t, const char *path)
 void tgt_fake_gone(struct tgt *t)
 {
 	((struct fake *)tgt_impl(t))->gone = true;
+}
+
+void tgt_fake_fail_reads(struct tgt *t, int code)
+{
+	((struct fake *)tgt_impl(t))->read_err = code;
+}
+
+void tgt_fake_set_regs(struct tgt *t, int tid, const struct tgt_regs *r)
+{
+	struct fake *f = tgt_impl(t);
+
+	f->regs = xrealloc(f->regs, (size_t)(f->nregs + 1) * sizeof(*f->regs));
+	f->regs[f->nregs].tid = tid;
+	f->regs[f->nregs++].regs = *r;
+}
+
+void tgt_fake_set_stat(struct tgt *t, char state, int ppid, const char *comm)
+{
+	struct fake *f = tgt_impl(t);
+
+	f->has_stat = true;
+	f->stat.state = state;
+	f->stat.ppid = ppid;
+	snprintf(f->stat.comm, sizeof(f->stat.comm), "%s", comm);
+}
+
+void tgt_fake_link(struct tgt *t, struct tgt *other)
+{
+	struct fake *f = tgt_impl(t);
+
+	f->links = xrealloc(f->links, (size_t)(f->nlinks + 1) *
+					      sizeof(*f->links));
+	f->links[f->nlinks++] = other;
+}
+
+struct tgt *tgt_fake_new_attached(int pid)
+{
+	return tgt_new(pid, &fake_ops, xcalloc(1, sizeof(struct fake)), true);
+}
+
+int tgt_fake_detaches(const struct tgt *t)
+{
+	return ((const struct fake *)tgt_impl(t))->detaches;
+}
+
+void tgt_fake_set_unstopped(struct tgt *t, const int *tids, int n)
+{
+	tgt_set_unstopped(t, tids, n);
 }

@@ -40,6 +40,13 @@ enum snap_op_kind {
 	SNAP_OP_UNEXPECTED,	/* arrived, not yet received */
 };
 
+/* Where an operation was read from. */
+enum snap_op_source {
+	SNAP_SRC_DLL,		/* the MPI library's message-queue DLL */
+	SNAP_SRC_OB1,		/* Open MPI ob1's matching queues, read
+				 * directly (what the DLL hides) */
+};
+
 enum snap_op_status {
 	SNAP_ST_PENDING,
 	SNAP_ST_MATCHED,
@@ -119,11 +126,60 @@ struct snap_op {
 	bool status_corrected;
 	int nextra;
 	const char *extra[5];	/* the DLL's extra_text lines */
-	/* In memory only, not in the file: the request's sequence number
-	 * (Open MPI: mca_pml_base_request_t.req_sequence), 0 if unknown.
-	 * A new message has a new one: the collector compares looks with
-	 * it. */
+	/* The request's sequence number (Open MPI:
+	 * mca_pml_base_request_t.req_sequence; for an unexpected fragment
+	 * its match header's hdr_seq), 0 if unknown.  A new message has a
+	 * new one: the collector compares looks with it. */
 	uint64_t sequence;
+	enum snap_op_source source;
+	/* From ob1: "recv", "probe", "iprobe", "mprobe", "improbe" (posted
+	 * requests), "unexpected" (arrived, unmatched), "cant_match"
+	 * (arrived out of order); NULL from the DLL. */
+	const char *req_type;
+	/* The datatype's full name ("MPI_DOUBLE") and the element count,
+	 * read from the request; NULL and 0 if unknown. */
+	const char *datatype;
+	uint64_t count;
+};
+
+/*
+ * A record of the interposition library (libmdtrack.so, include/mdtrack.h)
+ * in a rank, as the collector read it: the call that posted or started a
+ * pending request, the persistent request's creation behind a start, or
+ * the last collective the rank called on a communicator.  Numbers are
+ * what the program passed, with the MPI library's special values made
+ * portable (SNAP_TRACK_*).
+ */
+enum snap_track_kind {
+	SNAP_TRACK_POST,	/* created or started a request */
+	SNAP_TRACK_INIT,	/* created a persistent request */
+	SNAP_TRACK_COLL,	/* last collective on a communicator */
+};
+
+#define SNAP_TRACK_NONE (-0x7fffffff)	/* no peer, root or tag */
+#define SNAP_TRACK_ANY (-0x7ffffffe)	/* MPI_ANY_SOURCE / MPI_ANY_TAG */
+#define SNAP_TRACK_PROC_NULL (-0x7ffffffd)
+#define SNAP_TRACK_ROOT (-0x7ffffffc)	/* MPI_ROOT (intercommunicator) */
+
+struct snap_track_rec {
+	enum snap_track_kind kind;
+	const char *call;	/* "MPI_Irecv" */
+	uint64_t seq;		/* order of the calls (within a kind) */
+	uint64_t request;	/* the MPI_Request handle, 0 if none */
+	uint64_t comm_handle;	/* the MPI_Comm handle in the rank */
+	int comm;		/* snap comm index, -1 if not known */
+	const char *comm_name;	/* a predefined communicator's name, NULL */
+	int peer;		/* local rank: dest, source or root */
+	int tag;
+	int count;
+	uint64_t datatype;	/* handle, 0 if none */
+	const char *datatype_name;	/* "MPI_INT"; NULL if not predefined */
+	uint64_t op;		/* handle, 0 if none */
+	const char *op_name;	/* "MPI_SUM"; NULL if not predefined */
+	uint64_t ncalls;	/* COLL: collectives called on comm so far */
+	uint64_t ret;		/* return address of the call */
+	const char *func, *file;	/* the caller, NULL if unknown */
+	int line;		/* 0 if unknown */
 };
 
 struct snap_rank {
@@ -155,6 +211,14 @@ struct snap_rank {
 
 	int nthreads;
 	struct snap_thread *threads;
+
+	/* libmdtrack.so: present in the rank; records it dropped (its
+	 * rings overwrite the oldest); the records kept (those of pending
+	 * requests and the collectives). */
+	bool tracked;
+	uint64_t track_dropped;
+	int ntrack;
+	struct snap_track_rec *track;
 };
 
 struct snap {
@@ -209,6 +273,8 @@ const char *snap_state_name(enum snap_rank_state st);
 const char *snap_progress_name(enum snap_progress p);
 const char *snap_op_kind_name(enum snap_op_kind k);
 const char *snap_status_name(enum snap_op_status st);
+const char *snap_source_name(enum snap_op_source src);
+const char *snap_track_kind_name(enum snap_track_kind k);
 
 /*
  * Write s to f in the snapshot format.  Returns 0 or -MD_E_SYS (error

@@ -24,6 +24,7 @@ enum {
 	OPT_LOOKS,
 	OPT_TIMEOUT,
 	OPT_KEEP_RUNNING,
+	OPT_NO_TRACK,
 	OPT_HELP,
 	OPT_VERSION,
 };
@@ -51,6 +52,7 @@ static const struct option cli_long[] = {
 	{ "looks", required_argument, NULL, OPT_LOOKS },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep-running", no_argument, NULL, OPT_KEEP_RUNNING },
+	{ "no-track", no_argument, NULL, OPT_NO_TRACK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -71,6 +73,7 @@ static unsigned int cli_allowed(int opt)
 		return FOR_COLLECT;
 	case OPT_TIMEOUT:
 	case OPT_KEEP_RUNNING:
+	case OPT_NO_TRACK:
 		return FOR_RUN;
 	default:
 		return FOR_REPORT;
@@ -177,6 +180,9 @@ static int cli_option(struct cli *c, int opt, const char *arg)
 			       &c->timeout_s);
 	case OPT_KEEP_RUNNING:
 		c->keep_running = true;
+		return 0;
+	case OPT_NO_TRACK:
+		c->no_track = true;
 		return 0;
 	case 'v':
 		c->verbose++;
@@ -296,7 +302,10 @@ int cli_collect(const struct cli *c, int pid,
 		.progress = !c->quiet && isatty(STDERR_FILENO),
 		.stop = stop,
 	};
+	const char *no_ob1 = getenv("MD_NO_OB1");
 
+	/* The DLL's view only: for comparing, and the benchmark. */
+	o.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
 	return col_collect(&o, out);
 }
 
@@ -373,6 +382,9 @@ void cli_usage(FILE *out)
 	      "run options:\n"
 	      "  --timeout SEC       deadline (default 300; 0 = wait forever)\n"
 	      "  --keep-running      at the deadline report, then leave the job running\n"
+	      "  --no-track          do not load libmdtrack.so into the ranks (by default\n"
+	      "                      mpirun -x LD_PRELOAD=... records where each request\n"
+	      "                      was posted and each collective's arguments)\n"
 	      "Other:\n"
 	      "  -v, --verbose       say more on stderr (repeatable)\n"
 	      "  -q, --quiet         no progress or notices on stderr\n"

@@ -45,6 +45,7 @@ struct cli {
 	/* run */
 	int timeout_s;		/* 0: wait forever */
 	bool keep_running;
+	bool no_track;		/* --no-track: no libmdtrack.so in the ranks */
 
 	int verbose;		/* -v, repeatable */
 	bool quiet;		/* -q */

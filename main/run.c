@@ -15,8 +15,6 @@
  */
 #include "run.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +26,6 @@
 
 #include "collect.h"
 #include "md.h"
-#include "../collector/target.h"
 
 #define RUN_POLL_MS 50
 #define RUN_TERM_GRACE_MS 5000
@@ -36,15 +33,7 @@
 
 int run_proc_stat(int pid, int *ppid, unsigned long long *start)
 {
-	struct tgt_stat st;
-
-	if (tgt_proc_stat(pid, &st) < 0)
-		return -MD_E_NOSUCH;
-	if (ppid)
-		*ppid = st.ppid;
-	if (start)
-		*start = st.start;
-	return 0;
+	return col_proc_stat(pid, ppid, start);
 }
 
 static void run_sleep_ms(int ms)
@@ -85,19 +74,14 @@ static int run_reap(int job, int *status)
 /* Our live children right now (the job and orphans), at most max. */
 static int run_children(int *pids, int max)
 {
-	struct dirent *d;
-	DIR *dir = opendir("/proc");
-	int n = 0, ppid, me = getpid();
+	int *kids = NULL, n = 0;
 
-	if (!dir)
+	if (col_proc_children(getpid(), &kids, &n) < 0)
 		return 0;
-	while ((d = readdir(dir)) && n < max) {
-		if (!isdigit((unsigned char)d->d_name[0]))
-			continue;
-		if (!run_proc_stat(atoi(d->d_name), &ppid, NULL) && ppid == me)
-			pids[n++] = atoi(d->d_name);
-	}
-	closedir(dir);
+	if (n > max)
+		n = max;
+	memcpy(pids, kids, (size_t)n * sizeof(int));
+	free(kids);
 	return n;
 }
 
@@ -143,7 +127,7 @@ static void run_end(int job)
 	run_kill_orphans();
 }
 
-static int run_spawn(char **argv, int *out)
+static int run_spawn(char **argv, const char *preload, int *out)
 {
 	int pid, err;
 
@@ -156,6 +140,8 @@ static int run_spawn(char **argv, int *out)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (preload)
+			setenv("LD_PRELOAD", preload, 1);
 		execvp(argv[0], argv);
 		err = errno;
 		md_error("execvp(%s): %s", argv[0], strerror(err));
@@ -183,49 +169,6 @@ static int run_wait(int job, long long deadline,
 	}
 }
 
-/*
- * The job's MPI starter: the job itself, or, when the command after --
- * is a wrapper (a script, sh -c, time), the first mpirun among its
- * descendants, searched level by level.
- */
-static int run_starter(int job)
-{
-	int level[256], next[256], n = 1, depth, ppid;
-	char comm[TGT_COMM_MAX];
-
-	if (tgt_proc_parent(job, &ppid, comm) == 0 && col_is_launcher(comm))
-		return job;
-	level[0] = job;
-	for (depth = 0; depth < 6 && n > 0; depth++) {
-		DIR *dir = opendir("/proc");
-		struct dirent *d;
-		int m = 0;
-
-		if (!dir)
-			break;
-		while ((d = readdir(dir)) && m < 256) {
-			int pid = atoi(d->d_name);
-
-			if (pid <= 0 || tgt_proc_parent(pid, &ppid, comm) < 0)
-				continue;
-			for (int i = 0; i < n; i++) {
-				if (ppid != level[i])
-					continue;
-				if (col_is_launcher(comm)) {
-					closedir(dir);
-					return pid;
-				}
-				next[m++] = pid;
-				break;
-			}
-		}
-		closedir(dir);
-		memcpy(level, next, (size_t)m * sizeof(int));
-		n = m;
-	}
-	return job;
-}
-
 /* The deadline passed: report on the job; returns the exit code. */
 static int run_timed_out(const struct cli *c, int job,
 			 const volatile sig_atomic_t *stop)
@@ -238,7 +181,7 @@ static int run_timed_out(const struct cli *c, int job,
 	if (!c->quiet && isatty(STDERR_FILENO))
 		md_warn("job (pid %d) still running after %d s: looking for a deadlock",
 			job, c->timeout_s);
-	rc = cli_collect(c, run_starter(job), stop, &s);
+	rc = cli_collect(c, col_find_starter(job), stop, &s);
 	if (rc == -MD_E_INTR && *stop)
 		return 128 + *stop;
 	if (rc)
@@ -248,6 +191,31 @@ static int run_timed_out(const struct cli *c, int job,
 	free(name);
 	snap_free(s);
 	return code == MD_EXIT_NO_DEADLOCK ? RUN_EXIT_TIMEOUT : code;
+}
+
+/* Start the job, with the interposition library unless --no-track. */
+static int run_start(const struct cli *c, int *job)
+{
+	char *lib = c->no_track ? NULL : rt_library(), *preload = NULL;
+	char **argv;
+	int rc;
+
+	if (!lib) {
+		if (!c->no_track && !c->quiet)
+			md_warn("libmdtrack.so not found (set MD_TRACK_LIB): "
+				"the report will not name where requests "
+				"were posted");
+		return run_spawn(c->job_argv, NULL, job);
+	}
+	argv = rt_job_argv(c->job_argv, lib, &preload);
+	if (preload)
+		md_info("%s is not a launcher run knows: LD_PRELOAD=%s for "
+			"the ranks of this host only", c->job_argv[0], lib);
+	rc = run_spawn(argv, preload, job);
+	rt_argv_free(argv);
+	free(preload);
+	free(lib);
+	return rc;
 }
 
 int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
@@ -260,7 +228,7 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		md_warn("prctl(PR_SET_CHILD_SUBREAPER): %s; ranks orphaned by a killed mpirun will not be ended",
 			strerror(errno));
-	if (run_spawn(c->job_argv, &job))
+	if (run_start(c, &job))
 		return MD_EXIT_ERROR;
 	if (c->timeout_s)
 		deadline = md_now_ns() + c->timeout_s * 1000000000LL;

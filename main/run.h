@@ -33,4 +33,31 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop);
  */
 int run_proc_stat(int pid, int *ppid, unsigned long long *start);
 
+/*
+ * The interposition library (runtrack.c).  rt_library: its path
+ * (MD_TRACK_LIB, else lib/mpi-deadlock/libmdtrack.so under the
+ * installation prefix or beside the binary), malloc'ed, or NULL when it
+ * is not there.
+ */
+char *rt_library(void);
+
+enum rt_launcher {
+	RT_OTHER,	/* not a launcher we know: a wrapper command */
+	RT_OPENMPI,	/* Open MPI's mpirun (orterun): -x NAME=VALUE */
+	RT_HYDRA,	/* MPICH's hydra: -genv NAME VALUE */
+};
+
+/* What kind of launcher the command cmd (searched in PATH) is. */
+enum rt_launcher rt_launcher_of(const char *cmd);
+
+/*
+ * The job's command with lib passed to every rank as LD_PRELOAD (before
+ * an LD_PRELOAD already set): the launcher's own option inserted after
+ * argv[0], or, for any other command, unchanged with *env_preload set to
+ * the LD_PRELOAD value to put in its environment (else NULL).  Both
+ * malloc'ed: rt_argv_free, free.
+ */
+char **rt_job_argv(char *const *argv, const char *lib, char **env_preload);
+void rt_argv_free(char **argv);
+
 #endif /* MD_RUN_H */

@@ -6,7 +6,11 @@
 #   scripts/bench-collect.sh BUILD_DIR [RANKS...]
 #
 # REPEAT=n attaches n times to each job and keeps the fastest run (the
-# machine is shared: the minimum is the least disturbed).  BASE=DIR also
+# machine is shared: the minimum is the least disturbed).
+#
+# On the largest job the collector also runs with ob1's queue walk off
+# (MD_NO_OB1=1), and the ratio of the attach -> snapshot times, walk on
+# against off, is printed as collect_N_ranks_ob1_ratio (target: < 1.2).  BASE=DIR also
 # measures DIR/mpi-deadlock on the same jobs, as base_collect_* lines
 # (before/after comparisons).
 set -euo pipefail
@@ -52,6 +56,7 @@ measure() {
 		fi
 	done
 	echo "${name}_total: $min s"
+	last_total=$min
 	line=$(grep 'timing:' "$best" || true)
 	if [ -z "$line" ]; then
 		echo "${name}: no timing line; stderr was:" >&2
@@ -62,6 +67,9 @@ measure() {
 		v=$(sed -n "s/.*[ :]$phase \([0-9.]*\) s.*/\1/p" <<<"$line")
 		echo "${name}_$phase: $v s"
 	done
+	v=$(sed -n "s/.*(ob1 \([0-9.]*\) s).*/\1/p" <<<"$line")
+	[ -z "$v" ] || echo "${name}_ob1: $v s"
+	last_queues=$(sed -n "s/.*[ :]queues \([0-9.]*\) s.*/\1/p" <<<"$line")
 }
 
 for n in "${sizes[@]}"; do
@@ -75,7 +83,19 @@ for n in "${sizes[@]}"; do
 		sleep 0.1
 	done
 	sleep 0.5
-	measure "collect_${n}_ranks" "$bin"
+	if [ "$n" = "${sizes[-1]}" ]; then
+		# At least 3 attaches each way: the machine is shared.
+		cmp=$((repeat > 3 ? repeat : 3))
+		repeat=$cmp measure "collect_${n}_ranks" "$bin"
+		on_total=$last_total on_queues=$last_queues
+		repeat=$cmp MD_NO_OB1=1 measure "collect_${n}_ranks_ob1_off" "$bin"
+		awk -v a="$on_total" -v b="$last_total" -v n="$n" 'BEGIN {
+			printf "collect_%s_ranks_ob1_ratio: %.3f x (attach to snapshot, ob1 walk on/off; target < 1.2)\n", n, (b > 0 ? a / b : 0) }'
+		awk -v a="$on_queues" -v b="$last_queues" -v n="$n" 'BEGIN {
+			printf "collect_%s_ranks_queues_ob1_ratio: %.3f x (queue phase, DLL + ob1 against DLL alone)\n", n, (b > 0 ? a / b : 0) }'
+	else
+		measure "collect_${n}_ranks" "$bin"
+	fi
 	[ -z "$base" ] || measure "base_collect_${n}_ranks" "$base/mpi-deadlock"
 	end_job
 done

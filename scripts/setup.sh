@@ -10,7 +10,7 @@ set -euo pipefail
 
 pkgs=(build-essential pkg-config ca-certificates openmpi-bin libopenmpi-dev
       libigraph-dev libdwarf-dev libelf-dev libunwind-dev libcriterion-dev
-      libjson-c-dev libyajl-dev uthash-dev dpkg-dev
+      libjson-c-dev libyajl-dev uthash-dev dpkg-dev openssh-server iproute2 procps
       clang clang-format python3)
 pkgs+=("$@")
 
@@ -36,6 +36,14 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 S
 	added_src=1
+fi
+
+# openssh-server is there for the sshd of each test host (scripts/cluster.sh
+# starts them itself); the machine's own sshd service must not start: Debian
+# never runs it while /etc/ssh/sshd_not_to_be_run exists.
+if [[ " ${missing[*]} " == *" openssh-server "* ]] && [ ! -e /etc/ssh/sshd_not_to_be_run ]; then
+	$sudo mkdir -p /etc/ssh
+	$sudo touch /etc/ssh/sshd_not_to_be_run
 fi
 
 if [ ${#missing[@]} -gt 0 ] || [ $added_src -eq 1 ]; then

@@ -62,6 +62,7 @@ void snap_rank_free_data(struct snap_rank *r)
 	free(r->threads);
 	free(r->ops);
 	free(r->members);
+	free(r->track);
 }
 
 void snap_free(struct snap *s)
@@ -324,6 +325,24 @@ const char *snap_status_name(enum snap_op_status st)
 		return "matched";
 	case SNAP_ST_COMPLETE:
 		return "complete";
+	}
+	return "?";
+}
+
+const char *snap_source_name(enum snap_op_source src)
+{
+	return src == SNAP_SRC_OB1 ? "ob1" : "dll";
+}
+
+const char *snap_track_kind_name(enum snap_track_kind k)
+{
+	switch (k) {
+	case SNAP_TRACK_POST:
+		return "post";
+	case SNAP_TRACK_INIT:
+		return "init";
+	case SNAP_TRACK_COLL:
+		return "coll";
 	}
 	return "?";
 }

@@ -146,6 +146,10 @@ int snapjs_object(struct snapjs *j, const struct snapjs_node *o,
  * and the communicators read before it, stored in s->ranks[rank]. */
 struct snapread;
 int snapread_rank(struct snapread *r, const struct snapjs_node *o);
+/* The rank line's "track" object, libmdtrack.so's records, into k
+ * (snapread_track.c). */
+int snapread_track(struct snapread *r, const struct snapjs_node *o,
+		   struct snap_rank *k);
 
 /* The reader's state between lines (snapread.c). */
 struct snapread {

@@ -31,6 +31,26 @@ static const char *status_name(int i)
 {
 	return snap_status_name(i);
 }
+static const char *source_name(int i)
+{
+	return snap_source_name(i);
+}
+
+/* Where the op came from and what ob1 adds (type, datatype, seq). */
+static int read_origin(struct snapjs *j, const struct snapjs_node *o,
+		       struct snap_op *op)
+{
+	int src;
+
+	if (snapjs_enum(j, o, "source", source_name, 2, 0, &src) ||
+	    snapjs_str(j, o, "type", &op->req_type) ||
+	    snapjs_str(j, o, "datatype", &op->datatype) ||
+	    snapjs_u64(j, o, "count", &op->count) ||
+	    snapjs_u64(j, o, "seq", &op->sequence))
+		return -MD_E_INPUT;
+	op->source = src;
+	return 0;
+}
 
 static int read_site(struct snapjs *j, const struct snapjs_node *o,
 		     struct snap_rank *k)
@@ -201,7 +221,7 @@ static int read_op(struct snapread *r, const struct snapjs_node *o,
 	    read_actual(r, o, op) ||
 	    snapjs_addr(j, o, "request", &op->request) ||
 	    snapjs_bool(j, o, "corrected", &op->status_corrected) ||
-	    read_extra(j, o, op))
+	    read_extra(j, o, op) || read_origin(j, o, op))
 		return -MD_E_INPUT;
 	op->kind = kind;
 	op->status = status;
@@ -356,7 +376,7 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 	    snapjs_str(j, o, "call", &k->mpi_call) || read_site(j, o, k) ||
 	    read_members(r, o, k) || read_queues(j, o, k) ||
 	    read_ops(r, o, k) || read_threads(j, o, k) ||
-	    snapjs_str(j, o, "reason", &k->reason))
+	    snapread_track(r, o, k) || snapjs_str(j, o, "reason", &k->reason))
 		return -MD_E_INPUT;
 	k->state = state;
 	k->progress = progress;

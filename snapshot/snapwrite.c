@@ -209,6 +209,15 @@ static void write_op(jgen g, const struct snap_op *op)
 	}
 	add_addr(g, "request", op->request);
 	add_true(g, "corrected", op->status_corrected);
+	if (op->source != SNAP_SRC_DLL)
+		add_str(g, "source", snap_source_name(op->source));
+	add_str(g, "type", op->req_type);
+	if (op->datatype) {
+		add_str(g, "datatype", op->datatype);
+		add_u64(g, "count", op->count);
+	}
+	if (op->sequence)
+		add_u64(g, "seq", op->sequence);
 	if (op->nextra > 0) {
 		open_array(g, "extra");
 		for (int i = 0; i < op->nextra && i < 5; i++)
@@ -259,6 +268,66 @@ static void write_site(jgen g, const struct snap_rank *r)
 	yajl_gen_map_close(g);
 }
 
+/* A number of the track format: SNAP_TRACK_* values by name. */
+static void add_track_int(jgen g, const char *key, int v)
+{
+	if (v == SNAP_TRACK_NONE)
+		return;
+	if (v == SNAP_TRACK_ANY)
+		add_str(g, key, "any");
+	else if (v == SNAP_TRACK_PROC_NULL)
+		add_str(g, key, "proc_null");
+	else if (v == SNAP_TRACK_ROOT)
+		add_str(g, key, "root");
+	else
+		add_int(g, key, v);
+}
+
+static void write_track_rec(jgen g, const struct snap_track_rec *t)
+{
+	yajl_gen_map_open(g);
+	add_str(g, "kind", snap_track_kind_name(t->kind));
+	add_str(g, "call", t->call);
+	add_u64(g, "seq", t->seq);
+	add_addr(g, "request", t->request);
+	add_addr(g, "comm_handle", t->comm_handle);
+	if (t->comm >= 0)
+		add_int(g, "comm", t->comm);
+	add_str(g, "comm_name", t->comm_name);
+	add_track_int(g, "peer", t->peer);
+	add_track_int(g, "tag", t->tag);
+	if (t->count)
+		add_int(g, "count", t->count);
+	add_addr(g, "datatype", t->datatype);
+	add_str(g, "datatype_name", t->datatype_name);
+	add_addr(g, "op", t->op);
+	add_str(g, "op_name", t->op_name);
+	if (t->ncalls)
+		add_u64(g, "ncalls", t->ncalls);
+	add_addr(g, "ret", t->ret);
+	add_str(g, "func", t->func);
+	add_str(g, "file", t->file);
+	if (t->line)
+		add_int(g, "line", t->line);
+	yajl_gen_map_close(g);
+}
+
+/* libmdtrack.so's records: one object, so a reader that does not know
+ * it skips it whole. */
+static void write_track(jgen g, const struct snap_rank *r)
+{
+	if (!r->tracked)
+		return;
+	open_map(g, "track");
+	if (r->track_dropped)
+		add_u64(g, "dropped", r->track_dropped);
+	open_array(g, "recs");
+	for (int i = 0; i < r->ntrack; i++)
+		write_track_rec(g, &r->track[i]);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
 static void write_lists(jgen g, const struct snap_rank *r)
 {
 	if (r->nmembers > 0) {
@@ -289,6 +358,7 @@ static void write_lists(jgen g, const struct snap_rank *r)
 			write_thread(g, &r->threads[i]);
 		yajl_gen_array_close(g);
 	}
+	write_track(g, r);
 }
 
 static void write_rank(jgen g, const struct snap_rank *r, int idx, FILE *f)

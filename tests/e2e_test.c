@@ -261,6 +261,28 @@ static json_object *read_report(const char *path)
 	return rep;
 }
 
+/* The text report explains rank's wait by the unmatched message: a line
+ * "rank R waits for ...; a message from rank F with tag T ...". */
+static void expect_unmatched(const struct mf_unmatched *u, const char *text)
+{
+	char *waits = xasprintf("      rank %d waits for ", u->rank);
+	char *msg = xasprintf("; a message from rank %d with tag %d", u->from,
+			      u->tag);
+	bool found = false;
+
+	for (const char *p = strstr(text, waits); p && !found;
+	     p = strstr(p + 1, waits)) {
+		const char *m = strstr(p, msg), *nl = strchr(p, '\n');
+
+		found = m && (!nl || m < nl) && strstr(m, "is unmatched");
+	}
+	EXPECT(found, "no line explains rank %d's wait by the unmatched "
+		      "message from rank %d with tag %d", u->rank, u->from,
+	       u->tag);
+	free(waits);
+	free(msg);
+}
+
 static void check_deadlock(const struct mf_sample *s, json_object *rep,
 			   int code, const char *snap)
 {
@@ -282,6 +304,8 @@ static void check_deadlock(const struct mf_sample *s, json_object *rep,
 	cr_assert_not_null(text);
 	for (int r = 0; r < s->np; r++)
 		expect_site(rep, s, r, text);
+	for (int i = 0; i < s->nunmatched; i++)
+		expect_unmatched(&s->unmatched[i], text);
 	if (cur_failed)
 		cr_log_warn("--- text report:\n%s", text);
 	free(text);
@@ -379,7 +403,7 @@ static void run_sample(const char *setup, const char *name)
 	X(anysource, 150) X(waitall, 150) X(waitany, 200)                 \
 	X(collmissing, 150) X(collmismatch, 150) X(splitcomm, 200)        \
 	X(partial, 200) X(earlyexit, 150) X(threads, 150)                 \
-	X(compute, 300) X(exchange, 300)
+	X(compute, 300) X(exchange, 300) X(commmismatch, 150)
 
 #define E2E_TESTS(name, secs)                                             \
 	Test(e2e_debian, name, .timeout = secs, .fini = e2e_fini)         \

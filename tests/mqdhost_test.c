@@ -13,6 +13,7 @@
 #include "../collector/mqdhost.h"
 #include "md.h"
 #include "snap.h"
+#include "support/tracee.h"
 
 enum { REQ_COMPLETE_OFF = 40, REQ_SEQ_OFF = 96 };
 
@@ -326,4 +327,111 @@ Test(mqdhost, refuses_dll_owned_by_another_user)
 Test(mqdhost, refuses_relative_dll_name_from_the_job)
 {
 	cr_assert_eq(mh_dll_check("libompi_dbg_msgq.so", false), -MD_E_DLL);
+}
+
+/* ---- the DLL is opened once: the file checked is the file loaded ---- */
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+
+	cr_assert(in && out, "copy %s to %s", from, to);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		cr_assert_eq(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	fclose(out);
+}
+
+struct swap {
+	const char *path;	/* the DLL's path */
+	const char *with;	/* what to put there */
+	bool done;
+};
+
+/* Between the check and the load: another file takes the DLL's name. */
+static void swap_dll(void *ctx)
+{
+	struct swap *sw = ctx;
+	char *tmp = xasprintf("%s.new", sw->path);
+
+	copy_file(sw->with, tmp);
+	chmod(tmp, 0644);
+	cr_assert_eq(rename(tmp, sw->path), 0);
+	free(tmp);
+	sw->done = true;
+}
+
+Test(mqdhost, dll_swapped_between_check_and_load_is_not_the_one_loaded)
+{
+	char dir[] = "/tmp/md-swap-XXXXXX";
+	char *good = fake_dll_path("fakedll.so");
+	char *bad = fake_dll_path("fakedll_v9.so");
+	struct mh_dll *dll = NULL, *again = NULL;
+	struct tr_capture cap;
+	struct swap sw;
+	struct mh_load_hooks hooks = { swap_dll, &sw };
+	char *path, *err;
+	int r;
+
+	cr_assert_not_null(mkdtemp(dir));
+	chmod(dir, 0755);
+	path = xasprintf("%s/libompi_dbg_msgq.so", dir);
+	copy_file(good, path);
+	chmod(path, 0644);
+	/* The swapped-in file is a DLL of another interface version: had it
+	 * been loaded, the load would fail with "interface version 9". */
+	sw = (struct swap){ path, bad, false };
+	tr_stderr_begin(&cap);
+	r = mh_dll_load(path, false, &hooks, &dll);
+	err = tr_stderr_end(&cap);
+	cr_expect(sw.done, "the hook ran");
+	cr_expect_eq(r, 0, "stderr: %s", err);
+	cr_expect_str_empty(err);
+	cr_expect_str_eq(mh_dll_version(dll), "fake MQD DLL 1.0");
+	free(err);
+	/* Loading by the path now gets the swapped-in file, refused: the
+	 * test would see the difference. */
+	tr_stderr_begin(&cap);
+	r = mh_dll_load(path, false, NULL, &again);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_DLL);
+	cr_expect_not_null(strstr(err, "interface version 9"), "stderr: %s",
+			   err);
+	free(err);
+	mh_dll_free(dll);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(good);
+	free(bad);
+}
+
+Test(mqdhost, dll_load_refuses_a_file_owned_by_another_user)
+{
+	char dir[] = "/tmp/md-own-XXXXXX";
+	char *good = fake_dll_path("fakedll.so"), *path;
+	struct mh_dll *dll = NULL;
+	struct tr_capture cap;
+	char *err;
+	int r;
+
+	if (geteuid() != 0)
+		cr_skip_test("needs root to give the file to another user");
+	cr_assert_not_null(mkdtemp(dir));
+	chmod(dir, 0755);
+	path = xasprintf("%s/lib.so", dir);
+	copy_file(good, path);
+	cr_assert_eq(chown(path, 65534, 65534), 0);
+	tr_stderr_begin(&cap);
+	r = mh_dll_load(path, false, NULL, &dll);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_DLL);
+	cr_expect_not_null(strstr(err, "owned by uid 65534"), "stderr: %s", err);
+	free(err);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(good);
 }

@@ -41,10 +41,11 @@ static const struct fake_sym starter_syms[] = {
 
 /* Lay out a starter whose table has n entries at 0x20000 and strings at
  * 0x30000, as orterun does (24-byte entries). */
-static struct tgt *fake_starter(int state, int n, const char **hosts,
-				const char **exes, const int *pids)
+static struct tgt *fake_starter_at(int pid, int state, int n,
+				   const char **hosts, const char **exes,
+				   const int *pids)
 {
-	struct tgt *t = tgt_fake_new(4242);
+	struct tgt *t = tgt_fake_new(pid);
 	unsigned char table[24 * 8] = { 0 };
 	char strings[1024] = { 0 };
 	uint64_t table_addr = 0x20000, off = 0;
@@ -73,6 +74,12 @@ static struct tgt *fake_starter(int state, int n, const char **hosts,
 	return t;
 }
 
+static struct tgt *fake_starter(int state, int n, const char **hosts,
+				const char **exes, const int *pids)
+{
+	return fake_starter_at(4242, state, n, hosts, exes, pids);
+}
+
 Test(proctable, reads_three_rank_table_with_hosts_exes_and_pids)
 {
 	const char *hosts[] = { "nodeA", "nodeB.example.org", "nodeC" };
@@ -99,27 +106,24 @@ Test(proctable, reads_three_rank_table_with_hosts_exes_and_pids)
 	tgt_free(t);
 }
 
-Test(proctable, local_rank_gets_exe_from_proc)
+Test(proctable, local_rank_gets_exe_from_its_process)
 {
-	struct tr_child c;
 	const char *hosts[] = { "localhost" };
 	const char *exes[] = { "/some/./where" };
-	char self[4096];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int pids[] = { 5151 };
 	struct pt_job *j = NULL;
-	struct tgt *t;
+	struct tgt *t, *rank = tgt_fake_new(5151);
 
-	cr_assert_gt(len, 0);
-	self[len] = '\0';
-	cr_assert_eq(tr_child_start(&c, 0), 0);
-	t = fake_starter(1, 1, hosts, exes, &c.pid);
+	tgt_fake_set_exe(rank, "/some/where");
+	t = fake_starter(1, 1, hosts, exes, pids);
+	tgt_fake_link(t, rank);
 	cr_assert_eq(pt_read_table(t, fake_lookup, (void *)starter_syms, &j),
 		     0);
 	cr_expect(j->procs[0].local);
-	cr_expect_str_eq(j->procs[0].exe, self);
+	cr_expect_str_eq(j->procs[0].exe, "/some/where");
 	pt_job_free(j);
 	tgt_free(t);
-	tr_child_end(&c);
+	tgt_free(rank);
 }
 
 static void expect_not_ready(int state, int n)
@@ -281,6 +285,93 @@ Test(proctable, launcher_without_mpir_is_named_as_open_mpi_5)
 	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
 	cr_expect_not_null(strstr(err, "Open MPI 5"), "stderr: %s", err);
 	free(err);
+}
+
+/* ---- the walk up to the starter, on fake processes ---- */
+
+/* Symbols by process: 300 is a rank, 100 the starter, the rest none. */
+static int walk_lookup(void *ctx, struct tgt *t, const char *name,
+		       uint64_t *addr)
+{
+	static const struct fake_sym rank_syms[] = {
+		{ "ompi_mpi_comm_world", 0x5000 },
+		{ NULL, 0 },
+	};
+
+	(void)ctx;
+	if (tgt_pid(t) == 300)
+		return fake_lookup((void *)rank_syms, t, name, addr);
+	if (tgt_pid(t) == 100)
+		return fake_lookup((void *)starter_syms, t, name, addr);
+	return -MD_E_NOSYM;
+}
+
+Test(proctable, walk_from_a_fake_rank_goes_up_through_orted_to_mpirun)
+{
+	const char *hosts[] = { "h", "h" }, *exes[] = { "a", "a" };
+	int pids[] = { 301, 300 };
+	struct tgt *rank = tgt_fake_new(300), *orted = tgt_fake_new(200);
+	struct tgt *starter = fake_starter_at(100, 1, 2, hosts, exes, pids);
+	struct pt_job *j = NULL;
+
+	tgt_fake_set_stat(rank, 'S', 200, "ring");
+	tgt_fake_set_stat(orted, 'S', 100, "orted");
+	tgt_fake_set_stat(starter, 'S', 1, "mpirun");
+	tgt_fake_link(rank, orted);
+	tgt_fake_link(orted, starter);
+	cr_assert_eq(pt_acquire_from(rank, walk_lookup, NULL, &j), 0);
+	cr_expect_eq(j->starter_pid, 100);
+	cr_expect_eq(j->given_pid, 300);
+	cr_expect_eq(j->given_rank, 1);
+	cr_expect_eq(j->nranks, 2);
+	pt_job_free(j);
+	tgt_free(rank);
+	tgt_free(orted);
+	tgt_free(starter);
+}
+
+Test(proctable, walk_from_a_fake_process_outside_any_job_is_not_mpi)
+{
+	struct tgt *p = tgt_fake_new(500), *shell = tgt_fake_new(400);
+	struct pt_job *j = NULL;
+	struct tr_capture cap;
+	char *err;
+	int r;
+
+	tgt_fake_set_stat(p, 'S', 400, "sleep");
+	tgt_fake_set_stat(shell, 'S', 1, "bash");
+	tgt_fake_link(p, shell);
+	tr_stderr_begin(&cap);
+	r = pt_acquire_from(p, walk_lookup, NULL, &j);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOTMPI);
+	cr_expect_not_null(strstr(err, "pid 500 (sleep) is not an MPI starter"),
+			   "stderr: %s", err);
+	free(err);
+	tgt_free(p);
+	tgt_free(shell);
+}
+
+Test(proctable, starter_under_a_wrapper_is_found_among_the_descendants)
+{
+	struct tgt *sh = tgt_fake_new(10), *bash = tgt_fake_new(11);
+	struct tgt *other = tgt_fake_new(12), *mpirun = tgt_fake_new(13);
+
+	tgt_fake_set_stat(sh, 'S', 1, "sh");
+	tgt_fake_set_stat(bash, 'S', 10, "bash");
+	tgt_fake_set_stat(other, 'S', 10, "tee");
+	tgt_fake_set_stat(mpirun, 'S', 11, "mpirun");
+	tgt_fake_link(sh, bash);
+	tgt_fake_link(sh, other);
+	tgt_fake_link(sh, mpirun);
+	tgt_fake_link(bash, mpirun);
+	cr_expect_eq(pt_find_starter(sh), 13);
+	cr_expect_eq(pt_find_starter(mpirun), 13, "a launcher is its own");
+	cr_expect_eq(pt_find_starter(other), 12, "no launcher: the job");
+	tgt_free(sh);
+	tgt_free(bash);
+	tgt_free(other);
+	tgt_free(mpirun);
 }
 
 /* ---- e2e_proctable: a real Debian Open MPI job ---- */

@@ -1,5 +1,9 @@
 /* stacks_test.c - stacks of a forked child blocked in a known function. */
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <ucontext.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +132,111 @@ Test(stacks, refuses_a_target_that_is_not_attached)
 	tgt_free(t);
 	snap_free(s);
 }
+
+/* ---- the walker on the fake target: a copy of our own memory ---- */
+
+#ifdef __x86_64__
+/* Every readable file mapping and the stack of this process, copied into
+ * a fake at the same addresses, with the maps text and our exe. */
+static struct tgt *fake_of_self(const ucontext_t *uc)
+{
+	struct tgt *t = tgt_fake_new_attached(getpid());
+	static const int greg[17] = { REG_RAX, REG_RDX, REG_RCX, REG_RBX,
+				      REG_RSI, REG_RDI, REG_RBP, REG_RSP,
+				      REG_R8,  REG_R9,	REG_R10, REG_R11,
+				      REG_R12, REG_R13, REG_R14, REG_R15,
+				      REG_RIP };
+	struct tgt_regs regs = { { 0 } };
+	char line[4096], path[4096], exe[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	char *maps = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&maps, &len);
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int tid = (int)gettid();
+
+	cr_assert(f && m && n > 0);
+	exe[n] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b;
+		char perm[8];
+
+		fputs(line, m);
+		path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %4095[^\n]", &a, &b,
+			   perm, path) < 3 || perm[0] != 'r')
+			continue;
+		if (path[0] == '/' || !strcmp(path, "[stack]"))
+			tgt_fake_add_region(t, a, (const void *)(uintptr_t)a,
+					    (size_t)(b - a));
+	}
+	fclose(f);
+	fclose(m);
+	tgt_fake_set_maps(t, maps);
+	free(maps);
+	tgt_fake_set_exe(t, exe);
+	tgt_fake_set_threads(t, &tid, 1);
+	for (int i = 0; i < 17; i++)
+		regs.r[i] = (uint64_t)uc->uc_mcontext.gregs[greg[i]];
+	tgt_fake_set_regs(t, tid, &regs);
+	return t;
+}
+
+static volatile int fake_depth_sink;
+
+/* Capture our registers and memory here, and unwind the copy. */
+static __attribute__((noinline)) int fake_depth3(struct snap_thread **th,
+						 struct snap *s)
+{
+	struct stk_opts o = { 0 };
+	ucontext_t uc;
+	struct tgt *t;
+	int n = 0;
+
+	cr_assert_eq(getcontext(&uc), 0);
+	t = fake_of_self(&uc);
+	cr_assert_eq(stk_process(t, s, &o, th, &n), 0);
+	tgt_free(t);
+	return n + fake_depth_sink;
+}
+
+static __attribute__((noinline)) int fake_depth2(struct snap_thread **th,
+						 struct snap *s)
+{
+	return fake_depth3(th, s) + fake_depth_sink;
+}
+
+static __attribute__((noinline)) int fake_depth1(struct snap_thread **th,
+						 struct snap *s)
+{
+	return fake_depth2(th, s) + fake_depth_sink;
+}
+
+Test(stacks, unwinds_a_fake_target_through_the_ops_table)
+{
+	struct snap_thread *th = NULL;
+	struct snap *s = snap_new();
+	int n, k3, k2, k1;
+
+	n = fake_depth1(&th, s);
+	cr_assert_eq(n, 1);
+	k3 = find_func(&th[0], "fake_depth3");
+	k2 = find_func(&th[0], "fake_depth2");
+	k1 = find_func(&th[0], "fake_depth1");
+	cr_expect_eq(k3, 0, "fake_depth3 at frame %d", k3);
+	cr_expect_gt(k2, k3);
+	cr_expect_gt(k1, k2);
+	cr_expect_gt(find_func(&th[0], "__libc_start_main"), k1,
+		     "unwound to the start of the process");
+	free_threads(th, n);
+	snap_free(s);
+}
+#else
+Test(stacks, unwinds_a_fake_target_through_the_ops_table)
+{
+	cr_skip_test("the register copy from a ucontext is written for x86-64 only");
+}
+#endif
 
 Test(stacks, read_all_gives_file_and_line_of_the_call_site)
 {

@@ -1,5 +1,8 @@
 /* target_test.c - the target module on forked children and on the fake. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -417,4 +420,183 @@ Test(target, perm_reason_explains_yama_ptrace_scope)
 	tgt_perm_reason(getpid(), path, why, sizeof(why));
 	cr_expect(strstr(why, "disabled until reboot"), "reason: %s", why);
 	unlink(path);
+}
+
+/* ---- a thread that does not stop ---- */
+
+struct vfork_thread {
+	int release_fd;		/* read end: the vfork child waits on it */
+};
+
+/* A vfork parent sleeps unstoppably (TASK_KILLABLE, not interruptible by
+ * PTRACE_INTERRUPT) until its child execs or exits: a real stand-in for a
+ * thread in uninterruptible sleep.  The child exits when told. */
+static void *vfork_thread_main(void *arg)
+{
+	struct vfork_thread *vt = arg;
+	char b;
+
+	if (vfork() == 0) {
+		while (read(vt->release_fd, &b, 1) < 0)
+			;
+		_exit(0);
+	}
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* The thread of pid other than pid itself, 0 if none yet. */
+static int other_thread(int pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int tid = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir)))
+		if (atoi(d->d_name) > 0 && atoi(d->d_name) != pid)
+			tid = atoi(d->d_name);
+	if (dir)
+		closedir(dir);
+	return tid;
+}
+
+static long tracer_of(int pid, int tid)
+{
+	char path[96], line[256];
+	FILE *f;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TracerPid:", 10))
+			v = atol(line + 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+Test(target, thread_that_does_not_stop_is_named_and_let_go_once_it_stops,
+     .timeout = 60)
+{
+	int release[2], tid = 0;
+	const int *tids, *un;
+	int n = 0, nun = 0, r;
+	struct tr_capture cap;
+	struct tgt *t = NULL;
+	char *err, want[96];
+	pid_t pid;
+
+	cr_assert_eq(pipe(release), 0);
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		static struct vfork_thread vt;
+		pthread_t th;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		vt.release_fd = release[0];
+		pthread_create(&th, NULL, vfork_thread_main, &vt);
+		for (;;)
+			pause();
+	}
+	for (int i = 0; i < 200 && !tid; i++) {
+		usleep(10000);
+		tid = other_thread(pid);
+	}
+	cr_assert_gt(tid, 0);
+	usleep(200 * 1000);	/* let it reach vfork */
+	tr_stderr_begin(&cap);
+	r = tgt_attach(pid, &t);
+	err = tr_stderr_end(&cap);
+	cr_assert_eq(r, 0, "attach: %s; stderr: %s", md_strerror(r), err);
+	cr_assert_eq(tgt_threads(t, &tids, &n), 0);
+	cr_expect_eq(n, 1, "only the main thread stopped");
+	cr_expect_eq(tids[0], pid);
+	tgt_unstopped(t, &un, &nun);
+	cr_assert_eq(nun, 1);
+	cr_expect_eq(un[0], tid);
+	snprintf(want, sizeof(want), "thread %d of pid %d did not stop", tid,
+		 pid);
+	cr_expect_not_null(strstr(err, want), "stderr: %s", err);
+	free(err);
+	/* Detached: the main thread is let go; the other stays ours until
+	 * it stops. */
+	tgt_detach(t);
+	cr_expect_eq(tracer_of(pid, pid), 0);
+	tgt_unstopped(t, &un, &nun);
+	cr_expect_eq(nun, 1);
+	cr_expect_eq(tracer_of(pid, tid), getpid());
+	/* The vfork child exits: the thread wakes, stops, and is let go. */
+	cr_assert_eq(write(release[1], "x", 1), 1);
+	for (int i = 0; i < 500 && nun; i++) {
+		usleep(10000);
+		tgt_detach(t);
+		tgt_unstopped(t, &un, &nun);
+	}
+	cr_expect_eq(nun, 0, "the thread was let go once it stopped");
+	cr_expect_eq(tracer_of(pid, tid), 0);
+	tgt_free(t);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(release[0]);
+	close(release[1]);
+}
+
+Test(target, attach_of_many_processes_waits_for_their_stops_together,
+     .timeout = 60)
+{
+	struct tr_child c[3];
+	struct tgt *t[3];
+	long long t0;
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(tr_child_start(&c[i], 2), 0);
+	t0 = md_now_ns();
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(tgt_attach_start(c[i].pid, &t[i]), 0);
+	for (int i = 0; i < 3; i++) {
+		const int *tids;
+		int n = 0;
+
+		cr_assert_eq(tgt_attach_wait(t[i], t0 + TGT_STOP_TIMEOUT_NS),
+			     0);
+		cr_assert_eq(tgt_threads(t[i], &tids, &n), 0);
+		cr_expect_eq(n, 3);
+	}
+	for (int i = 0; i < 3; i++) {
+		cr_expect_eq(tr_child_ping(&c[i], 200), -1, "stopped");
+		tgt_free(t[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		cr_expect_geq(tr_child_ping(&c[i], 5000), 0, "runs again");
+		tr_child_end(&c[i]);
+	}
+}
+
+Test(target, fake_with_a_thread_not_stopped_lists_it_until_detached)
+{
+	struct tgt *t = tgt_fake_new_attached(7);
+	int stopped[] = { 7 }, stuck[] = { 8 };
+	const int *tids;
+	int n = 0;
+
+	tgt_fake_set_threads(t, stopped, 1);
+	tgt_fake_set_unstopped(t, stuck, 1);
+	cr_assert_eq(tgt_threads(t, &tids, &n), 0);
+	cr_expect_eq(n, 1);
+	tgt_unstopped(t, &tids, &n);
+	cr_expect_eq(n, 1);
+	cr_expect_eq(tids[0], 8);
+	tgt_detach(t);
+	cr_expect(!tgt_is_attached(t));
+	cr_expect_eq(tgt_fake_detaches(t), 1);
+	tgt_unstopped(t, &tids, &n);
+	cr_expect_eq(n, 0);
+	tgt_free(t);
 }

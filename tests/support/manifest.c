@@ -132,6 +132,18 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 	}
 	if (!strcmp(f[0], "stuck"))
 		return add_stuck(s, f, n);
+	if (!strcmp(f[0], "unmatched") && n == 4) {
+		struct mf_unmatched *u;
+
+		s->unmatched = xrealloc(s->unmatched, (size_t)(s->nunmatched +
+					1) * sizeof(*u));
+		u = &s->unmatched[s->nunmatched++];
+		u->rank = atoi(f[1]);
+		u->from = atoi(f[2]);
+		u->tag = atoi(f[3]);
+		return u->rank >= 0 && u->rank < s->np && u->from >= 0 &&
+		       u->from < s->np ? 0 : -MD_E_INPUT;
+	}
 	if (!strcmp(f[0], "output") && n >= 2) {
 		s->output = xrealloc(s->output,
 				     (size_t)(s->noutput + 1) * sizeof(char *));
@@ -218,6 +230,7 @@ static void free_sample(struct mf_sample *s)
 		free(s->output[i]);
 	free(s->stuck);
 	free(s->output);
+	free(s->unmatched);
 	free(s->deadlocked);
 	free(s->behind);
 	free(s->name);

@@ -15,6 +15,11 @@ struct mf_stuck {
 	int line;
 };
 
+/* One "unmatched RANK FROM TAG" line. */
+struct mf_unmatched {
+	int rank, from, tag;
+};
+
 struct mf_sample {
 	char *name;		/* test name */
 	char *source;		/* "ring.c" */
@@ -29,6 +34,8 @@ struct mf_sample {
 	struct mf_stuck *stuck;
 	int noutput;
 	char **output;		/* expected stdout lines */
+	int nunmatched;
+	struct mf_unmatched *unmatched;
 	int lineno;		/* of the "sample" line */
 };
 

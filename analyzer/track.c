@@ -1,0 +1,470 @@
+/*
+ * track.c - what libmdtrack.so's records (snap_track_rec) add to a
+ * verdict: where each pending request of a stuck rank was posted, and
+ * how the members of a stuck collective disagree.  Without records
+ * (a job started without the library) both lists are empty.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "anl_int.h"
+#include "calls.h"
+#include "md.h"
+
+static bool stuck(const struct anl_result *r, int i)
+{
+	return r->ranks[i].role == ANL_ROLE_DEADLOCKED ||
+	       r->ranks[i].role == ANL_ROLE_BEHIND;
+}
+
+/* The latest record of kind with request req, NULL if none. */
+static const struct snap_track_rec *find_req(const struct snap_rank *sr,
+					     enum snap_track_kind kind,
+					     uint64_t req)
+{
+	const struct snap_track_rec *best = NULL;
+
+	for (int i = 0; i < sr->ntrack; i++) {
+		const struct snap_track_rec *t = &sr->track[i];
+
+		if (t->kind == kind && t->request == req &&
+		    (!best || t->seq > best->seq))
+			best = t;
+	}
+	return best;
+}
+
+static bool is_start(const struct snap_track_rec *t)
+{
+	return !strcmp(t->call, "MPI_Start") || !strcmp(t->call, "MPI_Startall");
+}
+
+int anl_postings(const struct anl_result *r, struct anl_posting **out)
+{
+	struct anl_posting *v = NULL;
+	int n = 0, cap = 0;
+
+	for (int i = 0; i < r->nranks; i++) {
+		const struct snap_rank *sr = &r->s->ranks[i];
+
+		if (!sr->ntrack || !stuck(r, i))
+			continue;
+		for (int k = 0; k < sr->nops; k++) {
+			const struct snap_op *op = &sr->ops[k];
+			struct anl_posting p = { .rank = i, .op = k };
+
+			if (op->kind == SNAP_OP_UNEXPECTED ||
+			    op->status != SNAP_ST_PENDING || !op->request)
+				continue;
+			p.post = find_req(sr, SNAP_TRACK_POST, op->request);
+			if (!p.post || is_start(p.post))
+				p.init = find_req(sr, SNAP_TRACK_INIT,
+						  op->request);
+			if (!p.post && !p.init)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				v = xrealloc(v, (size_t)cap * sizeof(*v));
+			}
+			v[n++] = p;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+/* "a.c:61", "in main", or "at an unknown place" (malloc'ed). */
+char *anl_track_site(const struct snap_track_rec *t)
+{
+	if (t->file && t->line > 0)
+		return xasprintf("%s:%d", t->file, t->line);
+	if (t->func)
+		return xasprintf("in %s", t->func);
+	return xstrdup("an unknown place");
+}
+
+/* A record's peer as a global rank, -1 if it cannot be told. */
+int anl_track_peer_global(const struct anl_result *r,
+			  const struct snap_track_rec *t)
+{
+	const struct snap_comm *c;
+
+	if (t->peer < 0 || t->comm < 0)
+		return -1;
+	c = &r->s->comms[t->comm];
+	if (!c->group || t->peer >= c->size)
+		return -1;
+	return c->group[t->peer];
+}
+
+/* The communicator a record names, for a person. */
+char *anl_track_comm(const struct anl_result *r, const struct snap_track_rec *t)
+{
+	if (t->comm >= 0)
+		return xstrdup(anl_comm_name(r, t->comm));
+	if (t->comm_name)
+		return xstrdup(t->comm_name);
+	if (t->comm_handle)
+		return xasprintf("communicator 0x%llx",
+				 (unsigned long long)t->comm_handle);
+	return xstrdup("an unknown communicator");
+}
+
+static bool is_world(const struct anl_result *r, const struct snap_track_rec *t)
+{
+	return (t->comm >= 0 && t->comm == r->world) ||
+	       (t->comm < 0 && t->comm_name &&
+		!strcmp(t->comm_name, "MPI_COMM_WORLD"));
+}
+
+static bool is_send(const char *call)
+{
+	return strstr(call, "send") || strstr(call, "Send");
+}
+
+/* ", tag 1 from rank 0" / ", any tag to rank 3 (local 1)", on comm. */
+static char *peer_text(const struct anl_result *r,
+		       const struct snap_track_rec *t)
+{
+	char *tag, *peer, *comm = NULL, *out;
+	int g = anl_track_peer_global(r, t);
+	const char *dir = is_send(t->call) ? "to" : "from";
+
+	if (t->tag == SNAP_TRACK_ANY)
+		tag = xstrdup(", any tag");
+	else if (t->tag != SNAP_TRACK_NONE)
+		tag = xasprintf(", tag %d", t->tag);
+	else
+		tag = xstrdup("");
+	if (t->peer == SNAP_TRACK_ANY)
+		peer = xasprintf(" %s any source", dir);
+	else if (t->peer == SNAP_TRACK_PROC_NULL)
+		peer = xasprintf(" %s MPI_PROC_NULL", dir);
+	else if (t->peer == SNAP_TRACK_NONE || t->peer < 0)
+		peer = xstrdup("");
+	else if (g >= 0 && g != t->peer)
+		peer = xasprintf(" %s rank %d (local %d)", dir, g, t->peer);
+	else if (g >= 0 || is_world(r, t))
+		peer = xasprintf(" %s rank %d", dir, t->peer);
+	else
+		peer = xasprintf(" %s local rank %d", dir, t->peer);
+	if (!is_world(r, t)) {
+		char *c = anl_track_comm(r, t);
+
+		comm = xasprintf(" on %s", c);
+		free(c);
+	}
+	out = xasprintf("%s%s%s", tag, peer, comm ? comm : "");
+	free(tag);
+	free(peer);
+	free(comm);
+	return out;
+}
+
+char *anl_posting_text(const struct anl_result *r, const struct anl_posting *p)
+{
+	const struct snap_track_rec *made = p->init ? p->init : p->post;
+	char *wait = anl_site(r, p->rank), *at = anl_track_site(made);
+	char *args = peer_text(r, made), *start = NULL, *out;
+
+	if (p->init && p->post) {
+		char *s = anl_track_site(p->post);
+
+		start = xasprintf(" (started by %s at %s)", p->post->call, s);
+		free(s);
+	}
+	out = xasprintf("rank %d waits in %s for the %s posted at %s%s%s",
+			p->rank, wait, made->call, at, start ? start : "",
+			args);
+	free(wait);
+	free(at);
+	free(args);
+	free(start);
+	return out;
+}
+
+/* Collectives ---------------------------------------------------------- */
+
+/* The collective a stuck rank is in, from its latest collective record:
+ * the call it is in, or a nonblocking one it waits for. */
+static const struct snap_track_rec *current_coll(const struct anl_result *r,
+						 int i)
+{
+	const struct snap_rank *sr = &r->s->ranks[i];
+	const struct snap_track_rec *last = NULL;
+	enum anl_call_class cls = anl_call_class(sr->mpi_call);
+
+	for (int k = 0; k < sr->ntrack; k++)
+		if (sr->track[k].kind == SNAP_TRACK_COLL &&
+		    (!last || sr->track[k].seq > last->seq))
+			last = &sr->track[k];
+	if (!last)
+		return NULL;
+	if (cls == ANL_CALL_COLL && !strcmp(last->call, sr->mpi_call))
+		return last;
+	if ((cls == ANL_CALL_WAIT || cls == ANL_CALL_WAITALL ||
+	     cls == ANL_CALL_WAITANY) && !strncmp(last->call, "MPI_I", 5))
+		return last;
+	return NULL;
+}
+
+/* Union-find over ranks, plus one node per communicator and one for
+ * "unknown communicator". */
+static int uf_find(int *up, int x)
+{
+	while (up[x] != x) {
+		up[x] = up[up[x]];
+		x = up[x];
+	}
+	return x;
+}
+
+static void uf_join(int *up, int a, int b)
+{
+	a = uf_find(up, a);
+	b = uf_find(up, b);
+	if (a != b)
+		up[a > b ? a : b] = a < b ? a : b;
+}
+
+enum { D_CALL = 1, D_ROOT = 2, D_COUNT = 4, D_TYPE = 8, D_OP = 16,
+       D_COMM = 32 };
+
+/* What two records disagree on (fields either does not have are not
+ * compared: a barrier has no root, a derived datatype no name). */
+static unsigned differ(const struct anl_result *r,
+		       const struct snap_track_rec *a,
+		       const struct snap_track_rec *b)
+{
+	unsigned d = 0;
+
+	if (strcmp(a->call, b->call))
+		return D_CALL;
+	if (a->peer != b->peer && a->peer != SNAP_TRACK_NONE &&
+	    b->peer != SNAP_TRACK_NONE)
+		d |= D_ROOT;
+	if (a->count != b->count && a->count && b->count)
+		d |= D_COUNT;
+	if (a->datatype_name && b->datatype_name &&
+	    strcmp(a->datatype_name, b->datatype_name))
+		d |= D_TYPE;
+	if (a->op_name && b->op_name && strcmp(a->op_name, b->op_name))
+		d |= D_OP;
+	if (a->comm >= 0 && b->comm >= 0 ? a->comm != b->comm
+	    : is_world(r, a) != is_world(r, b) && (a->comm >= 0 || a->comm_name) &&
+	      (b->comm >= 0 || b->comm_name))
+		d |= D_COMM;
+	return d;
+}
+
+static bool same_group(const struct snap_track_rec *a,
+		       const struct snap_track_rec *b)
+{
+	return !strcmp(a->call, b->call) && a->peer == b->peer &&
+	       a->count == b->count && a->line == b->line &&
+	       (a->file == b->file ||
+		(a->file && b->file && !strcmp(a->file, b->file))) &&
+	       (a->datatype_name == b->datatype_name ||
+		(a->datatype_name && b->datatype_name &&
+		 !strcmp(a->datatype_name, b->datatype_name))) &&
+	       (a->op_name == b->op_name ||
+		(a->op_name && b->op_name && !strcmp(a->op_name, b->op_name))) &&
+	       a->comm == b->comm;
+}
+
+static void add_rank(struct anl_coll_group *g, int rank)
+{
+	if ((g->nranks & (g->nranks - 1)) == 0)
+		g->ranks = xrealloc(g->ranks, (size_t)(g->nranks ? 2 * g->nranks
+								 : 1) *
+						      sizeof(int));
+	g->ranks[g->nranks++] = rank;
+}
+
+/* The groups of one set of ranks that should meet, if they disagree. */
+static bool split(const struct anl_result *r, const int *members, int n,
+		  const struct snap_track_rec *const *cur,
+		  struct anl_disagree *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (int k = 0; k < n; k++) {
+		const struct snap_track_rec *t = cur[members[k]];
+		int g;
+
+		for (g = 0; g < d->ngroups; g++)
+			if (same_group(d->groups[g].rec, t))
+				break;
+		if (g == d->ngroups) {
+			d->groups = xrealloc(d->groups, (size_t)(g + 1) *
+							       sizeof(*d->groups));
+			memset(&d->groups[g], 0, sizeof(d->groups[g]));
+			d->groups[g].rec = t;
+			d->ngroups++;
+		}
+		add_rank(&d->groups[g], members[k]);
+	}
+	for (int a = 0; a < d->ngroups; a++)
+		for (int b = a + 1; b < d->ngroups; b++)
+			d->differ |= differ(r, d->groups[a].rec,
+					    d->groups[b].rec);
+	if (d->differ)
+		return true;
+	for (int g = 0; g < d->ngroups; g++)
+		free(d->groups[g].ranks);
+	free(d->groups);
+	return false;
+}
+
+/* Link each stuck rank to the communicators it must meet on. */
+static void link_comms(const struct anl_result *r,
+		       const struct snap_track_rec *const *cur, int *up)
+{
+	int nr = r->nranks, unknown = nr + r->s->ncomms;
+	bool *done = xcalloc((size_t)r->s->ncomms + 1, sizeof(bool));
+
+	for (int i = 0; i < nr; i++) {
+		int c;
+
+		if (!cur[i])
+			continue;
+		c = cur[i]->comm >= 0 ? cur[i]->comm
+		    : is_world(r, cur[i]) ? r->world : -1;
+		if (c < 0 || !r->s->comms[c].group) {
+			uf_join(up, i, unknown);
+			continue;
+		}
+		uf_join(up, i, nr + c);
+		if (done[c])
+			continue;
+		done[c] = true;
+		for (int m = 0; m < r->s->comms[c].size; m++) {
+			int g = r->s->comms[c].group[m];
+
+			if (g >= 0 && g < nr && cur[g])
+				uf_join(up, g, nr + c);
+		}
+	}
+	free(done);
+}
+
+int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
+{
+	int nr = r->nranks, nn = nr + r->s->ncomms + 1, n = 0, nm;
+	const struct snap_track_rec **cur = xcalloc((size_t)nr + 1,
+						    sizeof(*cur));
+	int *up = xmalloc((size_t)nn * sizeof(int));
+	int *members = xmalloc(((size_t)nr + 1) * sizeof(int));
+	bool *seen = xcalloc((size_t)nn, sizeof(bool));
+	struct anl_disagree *v = NULL, d;
+
+	for (int i = 0; i < nn; i++)
+		up[i] = i;
+	/* Also ranks that are all in one collective (not a wait-for
+	 * deadlock) but did not move: arguments that disagree say why. */
+	for (int i = 0; i < nr; i++)
+		if (r->s->ranks[i].ntrack &&
+		    (stuck(r, i) ||
+		     (r->ranks[i].role != ANL_ROLE_GONE &&
+		      r->ranks[i].role != ANL_ROLE_UNKNOWN &&
+		      r->s->ranks[i].progress == SNAP_PROGRESS_STABLE)))
+			cur[i] = current_coll(r, i);
+	link_comms(r, cur, up);
+	/* A rank whose communicator is not known may meet any other. */
+	for (int i = 0; i < nr; i++)
+		if (cur[i] && uf_find(up, i) == uf_find(up, nn - 1)) {
+			for (int j = 0; j < nr; j++)
+				if (cur[j])
+					uf_join(up, j, nn - 1);
+			break;
+		}
+	for (int i = 0; i < nr; i++) {
+		int root;
+
+		if (!cur[i] || seen[root = uf_find(up, i)])
+			continue;
+		seen[root] = true;
+		nm = 0;
+		for (int j = i; j < nr; j++)
+			if (cur[j] && uf_find(up, j) == root)
+				members[nm++] = j;
+		if (nm > 1 && split(r, members, nm, cur, &d)) {
+			v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
+			v[n++] = d;
+		}
+	}
+	free(seen);
+	free(members);
+	free(up);
+	free(cur);
+	*out = v;
+	return n;
+}
+
+void anl_disagree_free(struct anl_disagree *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		for (int g = 0; g < v[i].ngroups; g++)
+			free(v[i].groups[g].ranks);
+		free(v[i].groups);
+	}
+	free(v);
+}
+
+/* " with root 0, count 4, MPI_INT, MPI_SUM on row" for what differs. */
+static char *args_text(const struct anl_result *r,
+		       const struct snap_track_rec *t, unsigned d)
+{
+	char buf[512] = "", *comm;
+	size_t len = 0;
+	const char *sep = " with ";
+
+#define PUT(...)                                                            \
+	do {                                                                \
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,       \
+					"%s", sep);                         \
+		if (len < sizeof(buf))                                      \
+			len += (size_t)snprintf(buf + len,                  \
+						sizeof(buf) - len,          \
+						__VA_ARGS__);               \
+		sep = ", ";                                                 \
+	} while (0)
+	if ((d & D_ROOT) && t->peer != SNAP_TRACK_NONE)
+		PUT("root %d", t->peer);
+	if ((d & D_COUNT) && len < sizeof(buf))
+		PUT("count %d", t->count);
+	if ((d & D_TYPE) && t->datatype_name && len < sizeof(buf))
+		PUT("%s", t->datatype_name);
+	if ((d & D_OP) && t->op_name && len < sizeof(buf))
+		PUT("%s", t->op_name);
+#undef PUT
+	if ((d & D_COMM) && len < sizeof(buf)) {
+		comm = anl_track_comm(r, t);
+		snprintf(buf + len, sizeof(buf) - len, " on %s", comm);
+		free(comm);
+	}
+	return xstrdup(buf);
+}
+
+char *anl_disagree_text(const struct anl_result *r,
+			const struct anl_disagree *d)
+{
+	char *out = xstrdup(""), *next;
+
+	for (int g = 0; g < d->ngroups; g++) {
+		const struct snap_track_rec *t = d->groups[g].rec;
+		char *who = anl_ranks_text(d->groups[g].ranks,
+					   d->groups[g].nranks);
+		char *args = args_text(r, t, d->differ), *at = anl_track_site(t);
+		bool call = g == 0 || strcmp(t->call, d->groups[g - 1].rec->call);
+
+		next = xasprintf("%s%s%s%s%s%s at %s", out, g ? ", " : "", who,
+				 call ? " called " : "", call ? t->call : "",
+				 args, at);
+		free(out);
+		out = next;
+		free(who);
+		free(args);
+		free(at);
+	}
+	return out;
+}

@@ -1,0 +1,258 @@
+/*
+ * track.c - read libmdtrack.so's table from a stopped rank.  The rank
+ * is stopped, so the table does not move under us; a slot that a thread
+ * was writing when it stopped has stamp 0 and is skipped.
+ */
+#include "track.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md.h"
+#include "mdtrack.h"
+
+static const char *const call_names[MDT_NCALLS] = {
+	[MDT_CALL_NONE] = NULL,
+#define MDT_NAME(name, kind) [MDT_##name] = #name,
+	MDT_CALLS(MDT_NAME)
+#undef MDT_NAME
+};
+
+/*
+ * Predefined handles by name.  Open MPI's handles are the addresses of
+ * its objects, named by the rule below; other libraries give no names.
+ */
+static const char *const dt_names[] = {
+	"MPI_CHAR", "MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR", "MPI_BYTE",
+	"MPI_SHORT", "MPI_UNSIGNED_SHORT", "MPI_INT", "MPI_UNSIGNED",
+	"MPI_LONG", "MPI_UNSIGNED_LONG", "MPI_LONG_LONG_INT",
+	"MPI_UNSIGNED_LONG_LONG", "MPI_FLOAT", "MPI_DOUBLE",
+	"MPI_LONG_DOUBLE", "MPI_WCHAR", "MPI_C_BOOL", "MPI_INT8_T",
+	"MPI_INT16_T", "MPI_INT32_T", "MPI_INT64_T", "MPI_UINT8_T",
+	"MPI_UINT16_T", "MPI_UINT32_T", "MPI_UINT64_T", "MPI_AINT",
+	"MPI_COUNT", "MPI_OFFSET", "MPI_C_FLOAT_COMPLEX",
+	"MPI_C_DOUBLE_COMPLEX", "MPI_FLOAT_INT", "MPI_DOUBLE_INT",
+	"MPI_LONG_INT", "MPI_2INT", "MPI_SHORT_INT", "MPI_LONG_DOUBLE_INT",
+	"MPI_PACKED", NULL,
+};
+static const char *const op_names[] = {
+	"MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
+	"MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC",
+	"MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP", NULL,
+};
+static const char *const comm_names[] = {
+	"MPI_COMM_WORLD", "MPI_COMM_SELF", NULL,
+};
+
+/* "MPI_INT" -> "ompi_mpi_int", "MPI_SUM" -> "ompi_mpi_op_sum". */
+static const char *handle_name(const struct es_view *v, uint64_t h,
+			       const char *const *names, const char *infix)
+{
+	char sym[64];
+	uint64_t addr;
+
+	if (!h)
+		return NULL;
+	for (int i = 0; names[i]; i++) {
+		size_t n = (size_t)snprintf(sym, sizeof(sym), "ompi_mpi_%s%s",
+					    infix, names[i] + 4);
+
+		for (size_t k = 9; k < n && k < sizeof(sym); k++)
+			sym[k] = (char)tolower((unsigned char)sym[k]);
+		if (es_proc_lookup(v, sym, &addr) == 0 && addr == h)
+			return names[i];
+	}
+	return NULL;
+}
+
+/* Open MPI: the communicator's context id, which the DLL gives as its
+ * unique id, names it among the rank's communicators. */
+static int comm_index(const struct trk_ctx *x, const struct snap_rank *r,
+		      uint64_t h)
+{
+	const struct dt_type *ty;
+	uint32_t cid;
+	int off;
+
+	if (!x->types || !h ||
+	    dt_find_type(x->types, "ompi_communicator_t", &ty) < 0)
+		return -1;
+	off = dt_field_offset(ty, "c_contextid");
+	if (off < 0 || tgt_read(x->t, h + (uint64_t)off, &cid, 4) < 0)
+		return -1;
+	for (int i = 0; i < r->nmembers; i++)
+		if (x->s->comms[r->members[i].comm].id == cid)
+			return r->members[i].comm;
+	return -1;
+}
+
+static void site(const struct trk_ctx *x, uint64_t ret,
+		 struct snap_track_rec *t)
+{
+	const struct es_object *obj = ret ? es_proc_object_at(x->view, ret - 1)
+					  : NULL;
+	const struct dl_table *tbl;
+	struct dl_loc loc;
+
+	if (!obj)
+		return;
+	/* ret - 1: the line of the call, not of what follows it. */
+	if (dl_cache_get(x->lines, obj->path, obj->img, &tbl) == 0 &&
+	    dl_lookup(tbl, ret - 1 - obj->bias, &loc) == 0) {
+		t->func = snap_str(x->s, loc.func);
+		t->file = snap_str(x->s, loc.file);
+		t->line = loc.line;
+	}
+	if (!t->func && obj->img &&
+	    es_addr_to_name(obj->img, ret - 1 - obj->bias, &t->func, NULL) == 0)
+		t->func = snap_str(x->s, t->func);
+}
+
+static void fill(const struct trk_ctx *x, const struct snap_rank *r,
+		 enum snap_track_kind kind, int call, uint64_t seq,
+		 uint64_t req, uint64_t comm, int peer, int tag, int count,
+		 uint64_t dt, uint64_t op, uint64_t ret,
+		 struct snap_track_rec *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	t->call = call > 0 && call < MDT_NCALLS ? call_names[call] : "?";
+	t->seq = seq;
+	t->request = req;
+	t->comm_handle = comm;
+	t->comm_name = handle_name(x->view, comm, comm_names, "");
+	t->comm = comm ? comm_index(x, r, comm) : -1;
+	t->peer = peer;
+	t->tag = tag;
+	t->count = count;
+	t->datatype = dt;
+	t->datatype_name = handle_name(x->view, dt, dt_names, "");
+	t->op = op;
+	t->op_name = handle_name(x->view, op, op_names, "op_");
+	t->ret = ret;
+	site(x, ret, t);
+}
+
+/* Is ring slot i's record one of the last n (not torn, not stale)? */
+static bool valid(const struct mdt_rec *ring, unsigned n, uint64_t head,
+		  unsigned i)
+{
+	uint64_t st = ring[i].stamp;
+
+	return st && (st - 1) % n == i && st <= head &&
+	       (head <= n || st > head - n);
+}
+
+/* The latest record in a ring with request req, or -1. */
+static int latest(const struct mdt_rec *ring, unsigned n, uint64_t head,
+		  uint64_t req)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < n && i < head; i++)
+		if (ring[i].request == req && valid(ring, n, head, i) &&
+		    (best < 0 || ring[i].stamp > ring[best].stamp))
+			best = (int)i;
+	return best;
+}
+
+static struct snap_track_rec *add(struct snap_rank *r, int *cap)
+{
+	if (r->ntrack == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		r->track = xrealloc(r->track, (size_t)*cap * sizeof(*r->track));
+	}
+	return &r->track[r->ntrack++];
+}
+
+static void add_rec(const struct trk_ctx *x, struct snap_rank *r, int *cap,
+		    enum snap_track_kind kind, const struct mdt_rec *m)
+{
+	fill(x, r, kind, m->call, m->stamp, m->request, m->comm, m->peer,
+	     m->tag, m->count, m->datatype, m->op, m->ret, add(r, cap));
+}
+
+/* Each pending request's posting (and a start's creation), once. */
+static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
+		     struct snap_rank *r, int *cap)
+{
+	for (int i = 0; i < r->nops; i++) {
+		uint64_t req = r->ops[i].request;
+		int p, q, dup = 0;
+
+		if (!req || r->ops[i].kind == SNAP_OP_UNEXPECTED)
+			continue;
+		for (int k = 0; k < r->ntrack; k++)
+			dup |= r->track[k].request == req;
+		if (dup)
+			continue;
+		p = latest(tb->posts, MDT_NPOSTS, tb->posts_head, req);
+		if (p >= 0)
+			add_rec(x, r, cap, SNAP_TRACK_POST, &tb->posts[p]);
+		if (p >= 0 && tb->posts[p].call != MDT_MPI_Start &&
+		    tb->posts[p].call != MDT_MPI_Startall)
+			continue;
+		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);
+		if (q >= 0)
+			add_rec(x, r, cap, SNAP_TRACK_INIT, &tb->inits[q]);
+	}
+}
+
+static void add_colls(const struct trk_ctx *x, const struct mdt_table *tb,
+		      struct snap_rank *r, int *cap)
+{
+	for (unsigned i = 0; i < MDT_NCOLLS; i++) {
+		const struct mdt_coll *c = &tb->colls[i];
+		struct snap_track_rec *t;
+
+		if (!c->comm || !c->stamp || c->stamp > tb->colls_head)
+			continue;
+		t = add(r, cap);
+		fill(x, r, SNAP_TRACK_COLL, c->call, c->stamp, 0, c->comm,
+		     c->root, SNAP_TRACK_NONE, c->count, c->datatype, c->op,
+		     c->ret, t);
+		t->ncalls = c->ncalls;
+	}
+}
+
+int trk_read(const struct trk_ctx *x, struct snap_rank *r)
+{
+	struct mdt_table *tb;
+	uint64_t addr;
+	int rc, cap = 0;
+
+	if (es_proc_lookup(x->view, MDT_SYMBOL, &addr) < 0)
+		return 0;
+	tb = xmalloc(sizeof(*tb));
+	rc = tgt_read(x->t, addr, tb, sizeof(*tb));
+	if (rc < 0) {
+		free(tb);
+		return rc == -MD_E_GONE ? rc : 0;
+	}
+	if (tb->magic != MDT_MAGIC || tb->version != MDT_VERSION ||
+	    tb->size != sizeof(*tb) || tb->rec_size != sizeof(tb->posts[0]) ||
+	    tb->coll_size != sizeof(tb->colls[0]) ||
+	    tb->nposts != MDT_NPOSTS || tb->ninits != MDT_NINITS ||
+	    tb->ncolls != MDT_NCOLLS) {
+		if (!*x->noted)
+			snap_note(x->s, "rank %d: libmdtrack.so table of version %u "
+				  "(this mpi-deadlock reads version %d): not "
+				  "read; use the library installed with this "
+				  "mpi-deadlock",
+				  x->rank, tb->version, MDT_VERSION);
+		*x->noted = true;
+		free(tb);
+		return 0;
+	}
+	r->tracked = true;
+	r->track_dropped = (tb->posts_head > MDT_NPOSTS
+				    ? tb->posts_head - MDT_NPOSTS : 0) +
+			   (tb->inits_head > MDT_NINITS
+				    ? tb->inits_head - MDT_NINITS : 0) +
+			   tb->coll_dropped;
+	join_ops(x, tb, r, &cap);
+	add_colls(x, tb, r, &cap);
+	free(tb);
+	return 0;
+}

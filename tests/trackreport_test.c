@@ -1,0 +1,241 @@
+/*
+ * trackreport_test.c - the report with libmdtrack.so's records: where a
+ * stuck request was posted (a persistent one: also where it was
+ * started), and how the members of a collective disagree; ranks on
+ * different communicators are not compared; without records nothing is
+ * added.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "analyze.h"
+#include "snap.h"
+#include "support/snapbuild.h"
+
+static char *render(const struct snap *s, enum anl_format fmt)
+{
+	struct anl_opts o = { .format = fmt };
+	struct anl_result *r = anl_analyze(s);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	anl_report(r, &o, f);
+	fclose(f);
+	anl_result_free(r);
+	return text;
+}
+
+/* The JSON report's value at a path of keys and array indexes
+ * ("postings", "0", "posted", "line"), as JSON text (malloc'ed). */
+static char *json_at(const struct snap *s, const char *const *path)
+{
+	char *text = render(s, ANL_FORMAT_JSON), *out;
+	json_object *root = json_tokener_parse(text), *v = root;
+
+	cr_assert_not_null(root, "%s", text);
+	for (int i = 0; path[i] && v; i++) {
+		if (json_object_is_type(v, json_type_array))
+			v = json_object_array_get_idx(v, (size_t)atoi(path[i]));
+		else if (!json_object_object_get_ex(v, path[i], &v))
+			v = NULL;
+	}
+	out = strdup(v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
+		       : "(none)");
+	json_object_put(root);
+	free(text);
+	return out;
+}
+
+static void expect_json(const struct snap *s, const char *const *path,
+			const char *want)
+{
+	char *got = json_at(s, path);
+
+	cr_expect_str_eq(got, want, "%s", path[0]);
+	free(got);
+}
+
+#define P(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static struct snap_track_rec *rec(struct snap *s, int rank,
+				  enum snap_track_kind kind, const char *call,
+				  const char *file, int line)
+{
+	struct snap_rank *r = &s->ranks[rank];
+	struct snap_track_rec *t;
+
+	r->tracked = true;
+	r->track = realloc(r->track, (size_t)(r->ntrack + 1) * sizeof(*t));
+	t = &r->track[r->ntrack++];
+	memset(t, 0, sizeof(*t));
+	t->kind = kind;
+	t->call = snap_str(s, call);
+	t->seq = (uint64_t)r->ntrack;
+	t->comm = 0;
+	t->peer = SNAP_TRACK_NONE;
+	t->tag = SNAP_TRACK_NONE;
+	t->file = snap_str(s, file);
+	t->line = line;
+	return t;
+}
+
+/* Rank 0 waits in MPI_Wait for a receive from 1, tag 1; rank 1 waits in
+ * MPI_Recv from 0. */
+static struct snap *wait_pair(void)
+{
+	struct snap *s = sb_new(2);
+	struct snap_op *op;
+
+	sb_call(s, 0, "MPI_Wait", "a.c", 63);
+	op = sb_op(s, 0, SNAP_OP_RECV, 0, 1, 1, 4);
+	op->request = 0x1000;
+	sb_recv(s, 1, 0, 2, "a.c", 70);
+	return s;
+}
+
+Test(trackreport, names_the_irecv_a_wait_is_for)
+{
+	struct snap *s = wait_pair();
+	struct snap_track_rec *t = rec(s, 0, SNAP_TRACK_POST, "MPI_Irecv",
+				       "a.c", 61);
+	char *out;
+
+	t->request = 0x1000;
+	t->peer = 1;
+	t->tag = 1;
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(out, "\nposted:\n  rank 0 waits in MPI_Wait at a.c:63 "
+			      "for the MPI_Irecv posted at a.c:61, tag 1 from "
+			      "rank 1\n"), "%s", out);
+	free(out);
+	expect_json(s, P("postings", "0", "request"), "\"0x1000\"");
+	expect_json(s, P("postings", "0", "posted", "call"), "\"MPI_Irecv\"");
+	expect_json(s, P("postings", "0", "posted", "line"), "61");
+	expect_json(s, P("postings", "0", "posted", "tag"), "1");
+	expect_json(s, P("postings", "0", "posted", "peer_global"), "1");
+	snap_free(s);
+}
+
+Test(trackreport, a_started_persistent_request_names_init_and_start)
+{
+	struct snap *s = wait_pair();
+	struct snap_track_rec *t;
+	char *out;
+
+	t = rec(s, 0, SNAP_TRACK_INIT, "MPI_Recv_init", "p.c", 20);
+	t->request = 0x1000;
+	t->peer = SNAP_TRACK_ANY;
+	t->tag = 1;
+	t = rec(s, 0, SNAP_TRACK_POST, "MPI_Start", "p.c", 25);
+	t->request = 0x1000;
+	t->comm = -1;
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(out, "for the MPI_Recv_init posted at p.c:20 (started "
+			      "by MPI_Start at p.c:25), tag 1 from any "
+			      "source\n"), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
+Test(trackreport, a_request_without_a_record_adds_nothing)
+{
+	struct snap *s = wait_pair();
+	char *out;
+
+	rec(s, 0, SNAP_TRACK_POST, "MPI_Irecv", "a.c", 61)->request = 0x2000;
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect_null(strstr(out, "posted"), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
+Test(trackreport, reduce_with_two_roots_says_who_called_what)
+{
+	struct snap *s = sb_new(2);
+	struct snap_track_rec *t;
+	char *out;
+
+	for (int i = 0; i < 2; i++) {
+		sb_call(s, i, "MPI_Reduce", "a.c", 19 + 2 * i);
+		t = rec(s, i, SNAP_TRACK_COLL, "MPI_Reduce", "a.c", 19 + 2 * i);
+		t->peer = i;
+		t->count = 1;
+		t->datatype_name = snap_str(s, "MPI_INT");
+		t->op_name = snap_str(s, "MPI_SUM");
+	}
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(out, "\ncollectives that disagree:\n  rank 0 called "
+			      "MPI_Reduce with root 0 at a.c:19, rank 1 with "
+			      "root 1 at a.c:21\n"), "%s", out);
+	free(out);
+	expect_json(s, P("disagreements", "0", "differ"), "[\"root\"]");
+	expect_json(s, P("disagreements", "0", "groups", "1", "ranks"), "[1]");
+	expect_json(s, P("disagreements", "0", "groups", "1", "peer"), "1");
+	snap_free(s);
+}
+
+Test(trackreport, counts_datatypes_and_operations_that_differ_are_named)
+{
+	struct snap *s = sb_new(3);
+	struct snap_track_rec *t;
+	char *out;
+
+	for (int i = 0; i < 3; i++) {
+		sb_call(s, i, "MPI_Allreduce", "b.c", 5 + i);
+		t = rec(s, i, SNAP_TRACK_COLL, "MPI_Allreduce", "b.c", 5 + i);
+		t->count = i == 2 ? 2 : 1;
+		t->datatype_name = snap_str(s, i == 1 ? "MPI_DOUBLE" : "MPI_INT");
+		t->op_name = snap_str(s, i == 0 ? "MPI_MAX" : "MPI_SUM");
+	}
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(out, "  rank 0 called MPI_Allreduce with count 1, "
+			      "MPI_INT, MPI_MAX at b.c:5, rank 1 with count 1, "
+			      "MPI_DOUBLE, MPI_SUM at b.c:6, rank 2 with count "
+			      "2, MPI_INT, MPI_SUM at b.c:7\n"), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
+Test(trackreport, collectives_on_disjoint_communicators_are_not_compared)
+{
+	struct snap *s = sb_new(4);
+	int a[] = { 0, 1 }, b[] = { 2, 3 };
+	int ca = sb_comm(s, 5, "A", 2, a), cb = sb_comm(s, 6, "B", 2, b);
+	struct snap_track_rec *t;
+	char *out;
+
+	for (int i = 0; i < 4; i++) {
+		sb_call(s, i, i < 2 ? "MPI_Barrier" : "MPI_Bcast", "c.c", 9);
+		t = rec(s, i, SNAP_TRACK_COLL,
+			i < 2 ? "MPI_Barrier" : "MPI_Bcast", "c.c", 9);
+		t->comm = i < 2 ? ca : cb;
+	}
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect_null(strstr(out, "disagree"), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
+Test(trackreport, different_communicators_that_must_meet_are_named)
+{
+	struct snap *s = sb_new(2);
+	int g[] = { 0, 1 };
+	int dup = sb_comm(s, 5, "dup", 2, g);
+	struct snap_track_rec *t;
+	char *out;
+
+	for (int i = 0; i < 2; i++) {
+		sb_call(s, i, "MPI_Barrier", "d.c", 3 + i);
+		t = rec(s, i, SNAP_TRACK_COLL, "MPI_Barrier", "d.c", 3 + i);
+		t->comm = i ? dup : 0;
+	}
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(out, "  rank 0 called MPI_Barrier on MPI_COMM_WORLD at "
+			      "d.c:3, rank 1 on dup at d.c:4\n"), "%s", out);
+	free(out);
+	snap_free(s);
+}

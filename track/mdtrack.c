@@ -1,0 +1,560 @@
+/*
+ * mdtrack.c - libmdtrack.so, the interposition library: loaded into a
+ * rank (LD_PRELOAD), it wraps through the PMPI profiling interface every
+ * call that creates or starts a request and every collective, and keeps
+ * where each was called and with what arguments in md_track_table
+ * (include/mdtrack.h).  mpi-deadlock reads that table while the rank is
+ * stopped.
+ *
+ * The hot path is one relaxed atomic add and a 64-byte store: no system
+ * call, lock or allocation, safe under MPI_THREAD_MULTIPLE.  Nothing is
+ * written anywhere and nothing talks to the tool.
+ *
+ * The PMPI entry points are weak references: the library is not linked
+ * against libmpi and binds to whichever libmpi the rank loaded, and a
+ * process without MPI (a wrapper script under mpirun) loads it harmlessly.
+ * A libmpi dlopen()ed after start is found on the first call.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "mdtrack.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define H(x) ((uint64_t)(uintptr_t)(x))
+#define RET() H(__builtin_return_address(0))
+
+EXPORT struct mdt_table md_track_table = {
+	.magic = MDT_MAGIC,
+	.version = MDT_VERSION,
+	.size = sizeof(struct mdt_table),
+	.rec_size = sizeof(struct mdt_rec),
+	.coll_size = sizeof(struct mdt_coll),
+	.nposts = MDT_NPOSTS,
+	.ninits = MDT_NINITS,
+	.ncolls = MDT_NCOLLS,
+};
+
+/* Declared weak so that loading needs no libmpi (see the top). */
+#define WEAK_LIST(X)                                                        \
+	X(PMPI_Isend) X(PMPI_Ibsend) X(PMPI_Issend) X(PMPI_Irsend)          \
+	X(PMPI_Irecv) X(PMPI_Send_init) X(PMPI_Bsend_init)                  \
+	X(PMPI_Ssend_init) X(PMPI_Rsend_init) X(PMPI_Recv_init)             \
+	X(PMPI_Start) X(PMPI_Startall) X(PMPI_Barrier) X(PMPI_Bcast)        \
+	X(PMPI_Gather) X(PMPI_Gatherv) X(PMPI_Scatter) X(PMPI_Scatterv)     \
+	X(PMPI_Allgather) X(PMPI_Allgatherv) X(PMPI_Alltoall)               \
+	X(PMPI_Alltoallv) X(PMPI_Alltoallw) X(PMPI_Reduce)                  \
+	X(PMPI_Allreduce) X(PMPI_Reduce_scatter)                            \
+	X(PMPI_Reduce_scatter_block) X(PMPI_Scan) X(PMPI_Exscan)            \
+	X(PMPI_Ibarrier) X(PMPI_Ibcast) X(PMPI_Igather) X(PMPI_Igatherv)    \
+	X(PMPI_Iscatter) X(PMPI_Iscatterv) X(PMPI_Iallgather)               \
+	X(PMPI_Iallgatherv) X(PMPI_Ialltoall) X(PMPI_Ialltoallv)            \
+	X(PMPI_Ialltoallw) X(PMPI_Ireduce) X(PMPI_Iallreduce)               \
+	X(PMPI_Ireduce_scatter) X(PMPI_Ireduce_scatter_block)               \
+	X(PMPI_Iscan) X(PMPI_Iexscan)
+#define STR(x) #x
+#define WEAK(name) _Pragma(STR(weak name))
+WEAK_LIST(WEAK)
+
+/* A PMPI entry point that was not there when the library was loaded. */
+__attribute__((noinline, cold)) static void *late(const char *name)
+{
+	void *f = dlsym(RTLD_DEFAULT, name);
+
+	if (!f) {
+		fprintf(stderr, "libmdtrack: %s not found: the program "
+				"calls MPI without an MPI library loaded "
+				"globally; run it without libmdtrack.so\n",
+			name);
+		abort();
+	}
+	return f;
+}
+
+#define PMPI(name) (name ? name : (__typeof__(&name))late(#name))
+
+static struct mdt_table *const T = &md_track_table;
+
+/* Take a slot, mark it unwritten, fill it, then stamp it (see mdtrack.h). */
+static inline void rec_put(struct mdt_rec *ring, uint64_t *head, unsigned n,
+			   int call, uint64_t req, uint64_t comm, uint64_t dt,
+			   uint64_t op, int peer, int tag, int count,
+			   uint64_t ret)
+{
+	uint64_t t = __atomic_fetch_add(head, 1, __ATOMIC_RELAXED);
+	struct mdt_rec *r = &ring[t & (n - 1)];
+
+	__atomic_store_n(&r->stamp, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	r->request = req;
+	r->comm = comm;
+	r->datatype = dt;
+	r->op = op;
+	r->ret = ret;
+	r->call = call;
+	r->peer = peer;
+	r->tag = tag;
+	r->count = count;
+	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
+}
+
+static inline int peer_of(int p)
+{
+	return p == MPI_ANY_SOURCE ? MDT_ANY : p == MPI_PROC_NULL ? MDT_PROC_NULL
+		: p == MPI_ROOT ? MDT_ROOT : p;
+}
+
+static inline int tag_of(int t)
+{
+	return t == MPI_ANY_TAG ? MDT_ANY : t;
+}
+
+static inline void post(int call, MPI_Request req, MPI_Comm comm,
+			MPI_Datatype dt, MPI_Op op, int peer, int tag,
+			int count, uint64_t ret)
+{
+	rec_put(T->posts, &T->posts_head, MDT_NPOSTS, call, H(req), H(comm),
+		H(dt), H(op), peer_of(peer), tag_of(tag), count, ret);
+}
+
+static inline void init(int call, MPI_Request req, MPI_Comm comm,
+			MPI_Datatype dt, int peer, int tag, int count,
+			uint64_t ret)
+{
+	rec_put(T->inits, &T->inits_head, MDT_NINITS, call, H(req), H(comm),
+		H(dt), 0, peer_of(peer), tag_of(tag), count, ret);
+}
+
+/* The colls slot of a communicator: its own, a free one, or, with all
+ * MDT_PROBE taken by others, the first one (counted as dropped). */
+static inline struct mdt_coll *coll_slot(uint64_t comm)
+{
+	unsigned h = (unsigned)((comm >> 4) * 0x9e3779b97f4a7c15ULL >> 40);
+	struct mdt_coll *c;
+
+	for (unsigned i = 0; i < MDT_PROBE; i++) {
+		uint64_t k, zero = 0;
+
+		c = &T->colls[(h + i) & (MDT_NCOLLS - 1)];
+		k = __atomic_load_n(&c->comm, __ATOMIC_RELAXED);
+		if (k == comm)
+			return c;
+		if (k == 0 &&
+		    (__atomic_compare_exchange_n(&c->comm, &zero, comm, 0,
+						 __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED) ||
+		     zero == comm))
+			return c;
+	}
+	__atomic_fetch_add(&T->coll_dropped, 1, __ATOMIC_RELAXED);
+	c = &T->colls[h & (MDT_NCOLLS - 1)];
+	__atomic_store_n(&c->comm, comm, __ATOMIC_RELAXED);
+	c->ncalls = 0;
+	return c;
+}
+
+static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
+			int root, int count, uint64_t ret)
+{
+	struct mdt_coll *c = coll_slot(H(comm));
+	uint64_t t = __atomic_fetch_add(&T->colls_head, 1, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&c->stamp, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	c->datatype = H(dt);
+	c->op = H(op);
+	c->ret = ret;
+	c->call = call;
+	c->root = peer_of(root);
+	c->count = count;
+	/* MPI orders the collectives on one communicator: no race here. */
+	c->ncalls++;
+	__atomic_store_n(&c->stamp, t + 1, __ATOMIC_RELEASE);
+}
+
+#define NOOP ((MPI_Op)0)
+#define NODT ((MPI_Datatype)0)
+#define NOREQ ((MPI_Request)0)
+
+/* Point-to-point: record after the call, which gives the request. */
+
+#define P2P_SEND(name, fn)                                                  \
+	EXPORT int name(const void *buf, int count, MPI_Datatype dt,        \
+			int dest, int tag, MPI_Comm comm, MPI_Request *req) \
+	{                                                                   \
+		uint64_t ret = RET();                                       \
+		int rc = PMPI(P##name)(buf, count, dt, dest, tag, comm,     \
+				       req);                                \
+		if (rc == MPI_SUCCESS)                                      \
+			fn(MDT_##name, *req, comm, dt,                      \
+			   ARGS_##fn(dest, tag, count, ret));               \
+		return rc;                                                  \
+	}
+#define ARGS_post(peer, tag, count, ret) NOOP, peer, tag, count, ret
+#define ARGS_init(peer, tag, count, ret) peer, tag, count, ret
+
+P2P_SEND(MPI_Isend, post)
+P2P_SEND(MPI_Ibsend, post)
+P2P_SEND(MPI_Issend, post)
+P2P_SEND(MPI_Irsend, post)
+P2P_SEND(MPI_Send_init, init)
+P2P_SEND(MPI_Bsend_init, init)
+P2P_SEND(MPI_Ssend_init, init)
+P2P_SEND(MPI_Rsend_init, init)
+
+EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
+		     int tag, MPI_Comm comm, MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		post(MDT_MPI_Irecv, *req, comm, dt, NOOP, source, tag, count,
+		     ret);
+	return rc;
+}
+
+EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source,
+			 int tag, MPI_Comm comm, MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Recv_init)(buf, count, dt, source, tag, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		init(MDT_MPI_Recv_init, *req, comm, dt, source, tag, count,
+		     ret);
+	return rc;
+}
+
+/* A start names only the request: the collector joins it to its init. */
+EXPORT int MPI_Start(MPI_Request *req)
+{
+	uint64_t ret = RET();
+	MPI_Request r = *req;
+	int rc = PMPI(PMPI_Start)(req);
+
+	if (rc == MPI_SUCCESS)
+		post(MDT_MPI_Start, r, (MPI_Comm)0, NODT, NOOP, MDT_NONE,
+		     MDT_NONE, 0, ret);
+	return rc;
+}
+
+EXPORT int MPI_Startall(int count, MPI_Request reqs[])
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Startall)(count, reqs);
+
+	if (rc == MPI_SUCCESS)
+		for (int i = 0; i < count; i++)
+			post(MDT_MPI_Startall, reqs[i], (MPI_Comm)0, NODT,
+			     NOOP, MDT_NONE, MDT_NONE, 0, ret);
+	return rc;
+}
+
+/* Blocking collectives: record before the call, which may never return. */
+
+EXPORT int MPI_Barrier(MPI_Comm comm)
+{
+	coll(MDT_MPI_Barrier, comm, NODT, NOOP, MDT_NONE, 0, RET());
+	return PMPI(PMPI_Barrier)(comm);
+}
+
+EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
+		     MPI_Comm comm)
+{
+	coll(MDT_MPI_Bcast, comm, dt, NOOP, root, count, RET());
+	return PMPI(PMPI_Bcast)(buf, count, dt, root, comm);
+}
+
+#define ROOTED(name, scnt, sdt, rcnt, rdt)                                  \
+	EXPORT int name(const void *sb, int scnt, MPI_Datatype sdt,         \
+			void *rb, int rcnt, MPI_Datatype rdt, int root,     \
+			MPI_Comm comm)                                      \
+	{                                                                   \
+		coll(MDT_##name, comm, COLL_DT_##name, NOOP, root,          \
+		     COLL_CNT_##name, RET());                               \
+		return PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, root,    \
+				     comm);                                 \
+	}
+/* The count and type a rank contributes: what members must agree on. */
+#define COLL_DT_MPI_Gather sdt
+#define COLL_CNT_MPI_Gather scnt
+#define COLL_DT_MPI_Scatter rdt
+#define COLL_CNT_MPI_Scatter rcnt
+ROOTED(MPI_Gather, scnt, sdt, rcnt, rdt)
+ROOTED(MPI_Scatter, scnt, sdt, rcnt, rdt)
+
+EXPORT int MPI_Gatherv(const void *sb, int scnt, MPI_Datatype sdt, void *rb,
+		       const int rcnts[], const int displs[],
+		       MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	coll(MDT_MPI_Gatherv, comm, sdt, NOOP, root, scnt, RET());
+	return PMPI(PMPI_Gatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt, root,
+				  comm);
+}
+
+EXPORT int MPI_Scatterv(const void *sb, const int scnts[], const int displs[],
+			MPI_Datatype sdt, void *rb, int rcnt,
+			MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+	coll(MDT_MPI_Scatterv, comm, rdt, NOOP, root, rcnt, RET());
+	return PMPI(PMPI_Scatterv)(sb, scnts, displs, sdt, rb, rcnt, rdt,
+				   root, comm);
+}
+
+#define ALLTO(name)                                                         \
+	EXPORT int name(const void *sb, int scnt, MPI_Datatype sdt,         \
+			void *rb, int rcnt, MPI_Datatype rdt,               \
+			MPI_Comm comm)                                      \
+	{                                                                   \
+		coll(MDT_##name, comm, sdt, NOOP, MDT_NONE, scnt, RET());   \
+		return PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, comm);   \
+	}
+ALLTO(MPI_Allgather)
+ALLTO(MPI_Alltoall)
+
+EXPORT int MPI_Allgatherv(const void *sb, int scnt, MPI_Datatype sdt,
+			  void *rb, const int rcnts[], const int displs[],
+			  MPI_Datatype rdt, MPI_Comm comm)
+{
+	coll(MDT_MPI_Allgatherv, comm, sdt, NOOP, MDT_NONE, scnt, RET());
+	return PMPI(PMPI_Allgatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt,
+				     comm);
+}
+
+EXPORT int MPI_Alltoallv(const void *sb, const int scnts[],
+			 const int sdispls[], MPI_Datatype sdt, void *rb,
+			 const int rcnts[], const int rdispls[],
+			 MPI_Datatype rdt, MPI_Comm comm)
+{
+	coll(MDT_MPI_Alltoallv, comm, sdt, NOOP, MDT_NONE, 0, RET());
+	return PMPI(PMPI_Alltoallv)(sb, scnts, sdispls, sdt, rb, rcnts,
+				    rdispls, rdt, comm);
+}
+
+EXPORT int MPI_Alltoallw(const void *sb, const int scnts[],
+			 const int sdispls[], const MPI_Datatype sdts[],
+			 void *rb, const int rcnts[], const int rdispls[],
+			 const MPI_Datatype rdts[], MPI_Comm comm)
+{
+	coll(MDT_MPI_Alltoallw, comm, NODT, NOOP, MDT_NONE, 0, RET());
+	return PMPI(PMPI_Alltoallw)(sb, scnts, sdispls, sdts, rb, rcnts,
+				    rdispls, rdts, comm);
+}
+
+EXPORT int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype dt,
+		      MPI_Op op, int root, MPI_Comm comm)
+{
+	coll(MDT_MPI_Reduce, comm, dt, op, root, count, RET());
+	return PMPI(PMPI_Reduce)(sb, rb, count, dt, op, root, comm);
+}
+
+#define REDUCE_ALL(name)                                                    \
+	EXPORT int name(const void *sb, void *rb, int count,                \
+			MPI_Datatype dt, MPI_Op op, MPI_Comm comm)          \
+	{                                                                   \
+		coll(MDT_##name, comm, dt, op, MDT_NONE, count, RET());     \
+		return PMPI(P##name)(sb, rb, count, dt, op, comm);          \
+	}
+REDUCE_ALL(MPI_Allreduce)
+REDUCE_ALL(MPI_Scan)
+REDUCE_ALL(MPI_Exscan)
+
+EXPORT int MPI_Reduce_scatter(const void *sb, void *rb, const int rcnts[],
+			      MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+	coll(MDT_MPI_Reduce_scatter, comm, dt, op, MDT_NONE, 0, RET());
+	return PMPI(PMPI_Reduce_scatter)(sb, rb, rcnts, dt, op, comm);
+}
+
+EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rcnt,
+				    MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+	coll(MDT_MPI_Reduce_scatter_block, comm, dt, op, MDT_NONE, rcnt,
+	     RET());
+	return PMPI(PMPI_Reduce_scatter_block)(sb, rb, rcnt, dt, op, comm);
+}
+
+/* Nonblocking collectives: a collective record and a request record. */
+
+static inline void icoll(int call, MPI_Request req, MPI_Comm comm,
+			 MPI_Datatype dt, MPI_Op op, int root, int count,
+			 uint64_t ret)
+{
+	coll(call, comm, dt, op, root, count, ret);
+	post(call, req, comm, dt, op, root, MDT_NONE, count, ret);
+}
+
+EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Ibarrier)(comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Ibarrier, *req, comm, NODT, NOOP, MDT_NONE, 0,
+		      ret);
+	return rc;
+}
+
+EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
+		      MPI_Comm comm, MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Ibcast)(buf, count, dt, root, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Ibcast, *req, comm, dt, NOOP, root, count, ret);
+	return rc;
+}
+
+#define IROOTED(name, dtv, cntv)                                            \
+	EXPORT int name(const void *sb, int scnt, MPI_Datatype sdt,         \
+			void *rb, int rcnt, MPI_Datatype rdt, int root,     \
+			MPI_Comm comm, MPI_Request *req)                    \
+	{                                                                   \
+		uint64_t ret = RET();                                       \
+		int rc = PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, root,  \
+				       comm, req);                          \
+		if (rc == MPI_SUCCESS)                                      \
+			icoll(MDT_##name, *req, comm, dtv, NOOP, root,      \
+			      cntv, ret);                                   \
+		return rc;                                                  \
+	}
+IROOTED(MPI_Igather, sdt, scnt)
+IROOTED(MPI_Iscatter, rdt, rcnt)
+
+EXPORT int MPI_Igatherv(const void *sb, int scnt, MPI_Datatype sdt, void *rb,
+			const int rcnts[], const int displs[],
+			MPI_Datatype rdt, int root, MPI_Comm comm,
+			MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Igatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt,
+				     root, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Igatherv, *req, comm, sdt, NOOP, root, scnt,
+		      ret);
+	return rc;
+}
+
+EXPORT int MPI_Iscatterv(const void *sb, const int scnts[],
+			 const int displs[], MPI_Datatype sdt, void *rb,
+			 int rcnt, MPI_Datatype rdt, int root, MPI_Comm comm,
+			 MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Iscatterv)(sb, scnts, displs, sdt, rb, rcnt, rdt,
+				      root, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Iscatterv, *req, comm, rdt, NOOP, root, rcnt,
+		      ret);
+	return rc;
+}
+
+#define IALLTO(name)                                                        \
+	EXPORT int name(const void *sb, int scnt, MPI_Datatype sdt,         \
+			void *rb, int rcnt, MPI_Datatype rdt,               \
+			MPI_Comm comm, MPI_Request *req)                    \
+	{                                                                   \
+		uint64_t ret = RET();                                       \
+		int rc = PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, comm,  \
+				       req);                                \
+		if (rc == MPI_SUCCESS)                                      \
+			icoll(MDT_##name, *req, comm, sdt, NOOP, MDT_NONE,  \
+			      scnt, ret);                                   \
+		return rc;                                                  \
+	}
+IALLTO(MPI_Iallgather)
+IALLTO(MPI_Ialltoall)
+
+EXPORT int MPI_Iallgatherv(const void *sb, int scnt, MPI_Datatype sdt,
+			   void *rb, const int rcnts[], const int displs[],
+			   MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Iallgatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt,
+					comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Iallgatherv, *req, comm, sdt, NOOP, MDT_NONE,
+		      scnt, ret);
+	return rc;
+}
+
+EXPORT int MPI_Ialltoallv(const void *sb, const int scnts[],
+			  const int sdispls[], MPI_Datatype sdt, void *rb,
+			  const int rcnts[], const int rdispls[],
+			  MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Ialltoallv)(sb, scnts, sdispls, sdt, rb, rcnts,
+				       rdispls, rdt, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Ialltoallv, *req, comm, sdt, NOOP, MDT_NONE, 0,
+		      ret);
+	return rc;
+}
+
+EXPORT int MPI_Ialltoallw(const void *sb, const int scnts[],
+			  const int sdispls[], const MPI_Datatype sdts[],
+			  void *rb, const int rcnts[], const int rdispls[],
+			  const MPI_Datatype rdts[], MPI_Comm comm,
+			  MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Ialltoallw)(sb, scnts, sdispls, sdts, rb, rcnts,
+				       rdispls, rdts, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Ialltoallw, *req, comm, NODT, NOOP, MDT_NONE, 0,
+		      ret);
+	return rc;
+}
+
+EXPORT int MPI_Ireduce(const void *sb, void *rb, int count, MPI_Datatype dt,
+		       MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Ireduce)(sb, rb, count, dt, op, root, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Ireduce, *req, comm, dt, op, root, count, ret);
+	return rc;
+}
+
+#define IREDUCE_ALL(name)                                                   \
+	EXPORT int name(const void *sb, void *rb, int count,                \
+			MPI_Datatype dt, MPI_Op op, MPI_Comm comm,          \
+			MPI_Request *req)                                   \
+	{                                                                   \
+		uint64_t ret = RET();                                       \
+		int rc = PMPI(P##name)(sb, rb, count, dt, op, comm, req);   \
+		if (rc == MPI_SUCCESS)                                      \
+			icoll(MDT_##name, *req, comm, dt, op, MDT_NONE,     \
+			      count, ret);                                  \
+		return rc;                                                  \
+	}
+IREDUCE_ALL(MPI_Iallreduce)
+IREDUCE_ALL(MPI_Iscan)
+IREDUCE_ALL(MPI_Iexscan)
+IREDUCE_ALL(MPI_Ireduce_scatter_block)
+
+EXPORT int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcnts[],
+			       MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+			       MPI_Request *req)
+{
+	uint64_t ret = RET();
+	int rc = PMPI(PMPI_Ireduce_scatter)(sb, rb, rcnts, dt, op, comm, req);
+
+	if (rc == MPI_SUCCESS)
+		icoll(MDT_MPI_Ireduce_scatter, *req, comm, dt, op, MDT_NONE,
+		      0, ret);
+	return rc;
+}
