@@ -52,7 +52,7 @@ else
 	# -close_fd_mask=2 closes the target's stderr (libFuzzer and the
 	# sanitizers keep their own copy of it).
 	$OUT/snapread_fuzz -runs="$RUNS" -max_total_time="$SECONDS_" \
-		-rss_limit_mb=2048 -max_len=8192 -timeout=10 \
+		-rss_limit_mb=2048 -max_len=8192 -timeout=60 \
 		-close_fd_mask=2 -print_final_stats=1 \
 		-artifact_prefix=$OUT/crashes/ \
 		$OUT/corpus tests/fuzz/corpus </dev/null >$OUT/fuzz.log 2>&1 || true
