@@ -178,6 +178,18 @@ static int count_role(const struct anl_result *r, enum anl_role role)
 	return n;
 }
 
+/* Incomplete with nothing stuck among the ranks read: what is missing
+ * decides. */
+static char *unread_summary(const struct anl_result *r, int unread)
+{
+	if (unread == r->nranks)
+		return xasprintf("INCOMPLETE: none of the %d ranks could be read, "
+				 "no verdict", r->nranks);
+	return xasprintf("INCOMPLETE: %d of %d ranks could not be read; the "
+			 "%d read are not deadlocked, but those not read may be",
+			 unread, r->nranks, r->nranks - unread);
+}
+
 char *anl_summary(const struct anl_result *r)
 {
 	int active = count_role(r, ANL_ROLE_ACTIVE);
@@ -186,6 +198,8 @@ char *anl_summary(const struct anl_result *r)
 
 	if (r->verdict == ANL_DEADLOCK)
 		return deadlock_summary(r);
+	if (r->verdict == ANL_INCOMPLETE && !r->ndead && !r->nbehind)
+		return unread_summary(r, unread);
 	if (r->verdict == ANL_INCOMPLETE)
 		return xasprintf("INCOMPLETE: %d of %d ranks may be deadlocked, "
 				 "depending on %s",

@@ -169,6 +169,11 @@ static int coll_comm(struct bctx *b, const struct snap_rank *sr, bool *inferred)
 
 static bool op_usable(const struct snap_op *op)
 {
+	/* A collective's internal request (negative tag, read from ob1's
+	 * queues) is evidence about the collective, not a point-to-point
+	 * wait of the rank. */
+	if (op->source == SNAP_SRC_OB1 && !op->any_tag && op->tag < -1)
+		return false;
 	return op->kind != SNAP_OP_UNEXPECTED && op->status != SNAP_ST_COMPLETE;
 }
 

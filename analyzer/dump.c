@@ -69,6 +69,8 @@ static void dump_rank_line(const struct snap_rank *r, FILE *out)
 		or_unknown(r->host), snap_state_name(r->state));
 	if (r->reason)
 		fprintf(out, " (%s)", r->reason);
+	if (r->collected_on)
+		fprintf(out, ", collected on %s", r->collected_on);
 	fprintf(out, ", progress %s", snap_progress_name(r->progress));
 	if (r->mpi_call)
 		fprintf(out, ", in %s", r->mpi_call);
@@ -141,6 +143,14 @@ static void dump_op(const struct snap *s, const struct snap_op *op, FILE *out)
 		fputs(" (system buffer)", out);
 	if (op->request)
 		fprintf(out, ", request 0x%" PRIx64, op->request);
+	if (op->datatype)
+		fprintf(out, ", %" PRIu64 " x %s", op->count, op->datatype);
+	if (op->sequence)
+		fprintf(out, ", seq %" PRIu64, op->sequence);
+	if (op->source != SNAP_SRC_DLL)
+		fprintf(out, " [%s%s%s]", snap_source_name(op->source),
+			op->req_type ? ": " : "",
+			op->req_type ? op->req_type : "");
 	fputc('\n', out);
 	if (op->status >= SNAP_ST_MATCHED || op->kind == SNAP_OP_SEND) {
 		fputs("      actual: ", out);

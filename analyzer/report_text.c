@@ -353,6 +353,66 @@ static void put_source(const struct anl_result *r, FILE *out)
 		fprintf(out, "  MPI library types: %s\n", s->types);
 }
 
+struct host_ranks {
+	const char *host;	/* interned: equal names, one pointer */
+	const char *via;	/* collected_on of its first rank read */
+	struct anl_ranges rs;
+	int order;
+	UT_hash_handle hh;
+};
+
+static int by_order(const void *a, const void *b)
+{
+	return (*(struct host_ranks *const *)a)->order -
+	       (*(struct host_ranks *const *)b)->order;
+}
+
+/* A job on several hosts: which ranks ran where and which collector read
+ * them (the front end's host or an agent's).  Nothing for one host. */
+static void put_hosts(const struct anl_result *r, FILE *out)
+{
+	struct host_ranks *table = NULL, *h, *tmp, **order;
+	int n = 0;
+
+	for (int i = 0; i < r->nranks; i++) {
+		const struct snap_rank *sr = &r->s->ranks[i];
+		const char *key = sr->host ? sr->host : "";
+
+		HASH_FIND_PTR(table, &key, h);
+		if (!h) {
+			h = xcalloc(1, sizeof(*h));
+			h->host = key;
+			h->order = n++;
+			anl_ranges_init(&h->rs);
+			HASH_ADD_PTR(table, host, h);
+		}
+		if (!h->via && sr->state != SNAP_RANK_REMOTE)
+			h->via = sr->collected_on;
+		anl_ranges_add(&h->rs, i);
+	}
+	order = xmalloc((size_t)n * sizeof(*order) + 1);
+	n = 0;
+	HASH_ITER(hh, table, h, tmp)
+		order[n++] = h;
+	qsort(order, (size_t)n, sizeof(*order), by_order);
+	if (n > 1)
+		fputs("\nhosts:\n", out);
+	for (int i = 0; i < n; i++) {
+		h = order[i];
+		if (n > 1)
+			fprintf(out, "  %s: %s %s, %s%s\n",
+				*h->host ? h->host : "(unknown)",
+				h->rs.count == 1 ? "rank" : "ranks",
+				anl_ranges_str(&h->rs),
+				h->via ? "collected on " : "not collected",
+				h->via ? h->via : "");
+		HASH_DEL(table, h);
+		anl_ranges_free(&h->rs);
+		free(h);
+	}
+	free(order);
+}
+
 /* libmdtrack.so: where stuck requests were posted, collectives that
  * disagree (analyzer/track.c). */
 static void put_track(const struct anl_result *r, const struct anl_opts *o,
@@ -396,6 +456,7 @@ void anl_report_text(const struct anl_result *r, const struct anl_opts *o,
 	put_cycles(r, o, out);
 	put_track(r, o, out);
 	put_groups(r, o, out);
+	put_hosts(r, out);
 	put_missing(r, out);
 	put_source(r, out);
 }

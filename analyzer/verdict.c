@@ -20,6 +20,15 @@ static int count_stuck(const struct anl_result *r, const uint8_t *rel)
 	return n;
 }
 
+static int count_unknown(const struct anl_result *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nranks; i++)
+		n += r->ranks[i].state == WFG_UNKNOWN;
+	return n;
+}
+
 /* A node that will never release: exited, or unread when the basis
  * assumes the worst. */
 static bool is_sink(const struct anl_result *r, const uint8_t *rel, int v)
@@ -268,6 +277,11 @@ void anl_decide(struct anl_result *r)
 	} else if (count_stuck(r, pes)) {
 		r->verdict = ANL_INCOMPLETE;
 		basis = pes;
+	} else if (count_unknown(r)) {
+		/* Nothing read is stuck, but a rank not read may be: blocked on
+		 * itself, on another rank not read or on an exited one.  No
+		 * rank read (all on other hosts) is never a clean bill. */
+		r->verdict = ANL_INCOMPLETE;
 	} else {
 		r->verdict = ANL_NO_DEADLOCK;
 	}

@@ -75,6 +75,33 @@ static void mark(struct col *c, int i, enum snap_rank_state st,
 {
 	c->s->ranks[i].state = st;
 	c->s->ranks[i].reason = snap_str(c->s, why);
+	c->s->ranks[i].collected_on = c->s->host;
+}
+
+const char *col_phase_name(enum col_phase p)
+{
+	static const char *const names[] = {
+#define COL_PHASE_NAME(name, text) text,
+		COL_PHASES(COL_PHASE_NAME)
+#undef COL_PHASE_NAME
+	};
+
+	return p >= 0 && p < COL_PHASE_COUNT ? names[p] : "?";
+}
+
+void col_phase(struct col *c, enum col_phase p, int rank)
+{
+	int pid, code;
+
+	if (!c->o->fault)
+		return;
+	pid = rank >= 0 ? c->s->ranks[rank].pid : c->s->starter_pid;
+	code = c->o->fault(c->o->fault_ctx, p, rank, pid);
+	if (code >= 0 || rank < 0)
+		return;
+	c->read_fault[rank] = code;
+	if (c->tgts[rank])
+		tgt_inject_read_fault(c->tgts[rank], code);
 }
 
 /* A note once, however many looks find the same thing. */
@@ -173,6 +200,7 @@ static void attach_all(struct col *c, int look)
 		if (s->ranks[i].state != SNAP_RANK_COLLECTED)
 			continue;
 		progress(c, "stopping", i + 1, s->nranks);
+		col_phase(c, COL_PHASE_ATTACH, i);
 		/* A rank that has exited is part of the picture, not an error:
 		 * look before tgt_attach, which reports a missing pid. */
 		if (tgt_proc_parent(s->ranks[i].pid, &ppid, comm) < 0)
@@ -181,6 +209,8 @@ static void attach_all(struct col *c, int look)
 			rc = tgt_attach_start(s->ranks[i].pid, &c->tgts[i]);
 		if (rc < 0)
 			record_attach_error(c, i, rc, look);
+		else if (c->read_fault[i])
+			tgt_inject_read_fault(c->tgts[i], c->read_fault[i]);
 	}
 	deadline = md_now_ns() + TGT_STOP_TIMEOUT_NS;
 	for (i = 0; i < s->nranks; i++) {
@@ -206,6 +236,7 @@ static void detach_all(struct col *c)
 	for (i = 0; i < c->s->nranks; i++) {
 		if (!c->tgts[i])
 			continue;
+		col_phase(c, COL_PHASE_DETACH, i);
 		release(c, c->tgts[i]);
 		c->tgts[i] = NULL;
 	}
@@ -245,6 +276,7 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 	fresh->pid = r->pid;
 	fresh->host = r->host;
 	fresh->exe = r->exe;
+	fresh->collected_on = c->s->host;
 	fresh->state = SNAP_RANK_COLLECTED;
 	if (look == 0)
 		fresh->progress = SNAP_PROGRESS_UNKNOWN;
@@ -290,6 +322,9 @@ static void pause_between_looks(struct col *c)
 	long long t0 = md_now_ns(), end = t0 + c->o->interval_ms * 1000000LL;
 	struct timespec ts = { 0, 20 * 1000000L };
 
+	for (int i = 0; i < c->s->nranks; i++)
+		if (c->s->ranks[i].state == SNAP_RANK_COLLECTED)
+			col_phase(c, COL_PHASE_BETWEEN, i);
 	if (c->o->progress)
 		fprintf(stderr, "\rmpi-deadlock: waiting %d ms for the next "
 				"look\033[K", c->o->interval_ms);
@@ -298,49 +333,10 @@ static void pause_between_looks(struct col *c)
 	c->st.wait_ns += md_now_ns() - t0;
 }
 
-static int take_looks(struct col *c)
+static void block_jobctl(struct col *c)
 {
-	int look, looks = c->o->looks > 0 ? c->o->looks : 1;
+	sigset_t jobctl;
 
-	for (look = 0; look < looks && !stopped(c); look++) {
-		if (look)
-			pause_between_looks(c);
-		if (stopped(c))
-			break;
-		attach_all(c, look);
-		if (!stopped(c))
-			read_all(c, look);
-		/* Detached on every path, a stop request included. */
-		detach_all(c);
-	}
-	progress_done(c);
-	if (stopped(c)) {
-		md_error("interrupted: every rank was detached and runs on");
-		return -MD_E_INTR;
-	}
-	return 0;
-}
-
-int col_collect(const struct col_opts *o, struct snap **out)
-{
-	struct col c = { .o = o };
-	struct pt_job *job = NULL;
-	sigset_t jobctl, saved;
-	long long t0 = md_now_ns();
-	int rc;
-
-	c.syms = es_cache_new();
-	rc = pt_acquire(o->pid, pt_elfsym_lookup, c.syms, &job);
-	c.st.find_ns = md_now_ns() - t0;
-	if (rc < 0) {
-		es_cache_free(c.syms);
-		return rc;
-	}
-	c.s = snap_new();
-	c.lines = dl_cache_new();
-	fill_job(&c, job);
-	pt_job_free(job);
-	c.tgts = xcalloc((size_t)c.s->nranks + 1, sizeof(*c.tgts));
 	/* Ctrl-Z (or a background write to the terminal) would stop us with
 	 * every rank stopped under us: such a stop waits until all ranks are
 	 * detached again. */
@@ -348,36 +344,183 @@ int col_collect(const struct col_opts *o, struct snap **out)
 	sigaddset(&jobctl, SIGTSTP);
 	sigaddset(&jobctl, SIGTTIN);
 	sigaddset(&jobctl, SIGTTOU);
-	for (int i = 0; i < c.s->nranks; i++) {
-		if (c.s->ranks[i].state == SNAP_RANK_COLLECTED) {
+	pthread_sigmask(SIG_BLOCK, &jobctl, &c->saved_mask);
+}
+
+int col_look(struct col *c, int look)
+{
+	if (look && c->o->interval_ms > 0 && !c->external_pace)
+		pause_between_looks(c);
+	if (!stopped(c)) {
+		block_jobctl(c);
+		attach_all(c, look);
+		if (!stopped(c))
+			read_all(c, look);
+		/* Detached on every path, a stop request included. */
+		detach_all(c);
+		pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL);
+	}
+	progress_done(c);
+	return stopped(c) ? -MD_E_INTR : 0;
+}
+
+/* Load what the looks need from the first rank that can be read here. */
+static void prepare(struct col *c)
+{
+	c->tgts = xcalloc((size_t)c->s->nranks + 1, sizeof(*c->tgts));
+	c->read_fault = xcalloc((size_t)c->s->nranks + 1, sizeof(int));
+	for (int i = 0; i < c->s->nranks; i++) {
+		if (c->s->ranks[i].state == SNAP_RANK_COLLECTED) {
 			long long t1 = md_now_ns();
 
-			col_prepare(&c, c.s->ranks[i].pid);
-			c.st.setup_ns += md_now_ns() - t1;
+			col_phase(c, COL_PHASE_SETUP, i);
+			col_prepare(c, i);
+			c->st.setup_ns += md_now_ns() - t1;
 			break;
 		}
 	}
-	pthread_sigmask(SIG_BLOCK, &jobctl, &saved);
-	rc = take_looks(&c);
-	pthread_sigmask(SIG_SETMASK, &saved, NULL);
-	let_go_lingering(&c, true);
-	free(c.linger);
-	free(c.tgts);
-	col_images_free(&c);
-	dl_cache_free(c.lines);
-	es_cache_free(c.syms);
-	if (o->stats)
-		*o->stats = c.st;
-	md_info("timing: find %.3f s, attach %.3f s, setup %.3f s, queues "
-		"%.3f s (ob1 %.3f s), stacks %.3f s, detach %.3f s, waiting "
-		"%.3f s, %d rank reads", c.st.find_ns / 1e9,
-		c.st.attach_ns / 1e9, c.st.setup_ns / 1e9, c.st.queues_ns / 1e9,
-		c.st.ob1_ns / 1e9, c.st.stacks_ns / 1e9,
-		c.st.detach_ns / 1e9, c.st.wait_ns / 1e9, c.st.ranks_read);
+}
+
+int col_open(const struct col_opts *o, struct col **out)
+{
+	struct col *c = xcalloc(1, sizeof(*c));
+	struct pt_job *job = NULL;
+	long long t0 = md_now_ns();
+	int rc;
+
+	c->o = o;
+	c->external_pace = o->external_pace;
+	c->syms = es_cache_new();
+	rc = pt_acquire(o->pid, pt_elfsym_lookup, c->syms, &job);
+	c->st.find_ns = md_now_ns() - t0;
 	if (rc < 0) {
-		snap_free(c.s);
+		es_cache_free(c->syms);
+		free(c);
 		return rc;
 	}
-	*out = c.s;
+	c->s = snap_new();
+	c->lines = dl_cache_new();
+	fill_job(c, job);
+	pt_job_free(job);
+	prepare(c);
+	*out = c;
+	return 0;
+}
+
+/* Does /proc/PID/exe name the program the front end was told of? A pid
+ * reused by another program must not be stopped. */
+static const char *exe_mismatch(int pid, const char *want)
+{
+	const char *wb, *hb;
+	char *have = NULL;
+	static const char *const bad = "the pid runs another program now "
+				       "(the rank exited and the pid was "
+				       "reused?)";
+	bool same;
+
+	if (!want || !*want)
+		return NULL;
+	if (tgt_proc_exe(pid, &have) < 0)
+		return NULL; /* gone or unreadable: the attach says which */
+	wb = strrchr(want, '/');
+	hb = strrchr(have, '/');
+	wb = wb ? wb + 1 : want;
+	hb = hb ? hb + 1 : have;
+	same = !strcmp(wb, hb);
+	free(have);
+	return same ? NULL : bad;
+}
+
+int col_open_pids(const struct col_opts *o, int nranks,
+		  const struct col_target *t, int n, struct col **out)
+{
+	struct col *c = xcalloc(1, sizeof(*c));
+	char host[256] = "";
+	struct snap *s;
+
+	c->o = o;
+	c->external_pace = true;
+	c->syms = es_cache_new();
+	c->lines = dl_cache_new();
+	c->s = s = snap_new();
+	gethostname(host, sizeof(host) - 1);
+	s->time = (int64_t)time(NULL);
+	s->tool = snap_str(s, "mpi-deadlock " MD_VERSION);
+	s->host = snap_str(s, host);
+	s->looks = o->looks;
+	s->interval_ms = o->interval_ms;
+	snap_set_nranks(s, nranks);
+	for (int i = 0; i < nranks; i++) {
+		s->ranks[i].state = SNAP_RANK_REMOTE;
+		s->ranks[i].reason = snap_str(s, "not given to this agent");
+	}
+	for (int i = 0; i < n; i++) {
+		struct snap_rank *r = &s->ranks[t[i].rank];
+		const char *why = exe_mismatch(t[i].pid, t[i].exe);
+
+		r->pid = t[i].pid;
+		r->host = snap_str(s, host);
+		r->exe = snap_str(s, t[i].exe);
+		r->state = why ? SNAP_RANK_UNREAD : SNAP_RANK_COLLECTED;
+		r->reason = why ? snap_str(s, why) : NULL;
+		r->collected_on = why ? s->host : NULL;
+	}
+	prepare(c);
+	*out = c;
+	return 0;
+}
+
+struct snap *col_snap(struct col *c)
+{
+	return c->s;
+}
+
+void col_close(struct col *c, struct snap **out)
+{
+	if (!c)
+		return;
+	detach_all(c);
+	let_go_lingering(c, true);
+	free(c->linger);
+	free(c->tgts);
+	free(c->read_fault);
+	col_images_free(c);
+	dl_cache_free(c->lines);
+	es_cache_free(c->syms);
+	if (c->o->stats)
+		*c->o->stats = c->st;
+	md_info("timing: find %.3f s, attach %.3f s, setup %.3f s, queues "
+		"%.3f s (ob1 %.3f s), stacks %.3f s, detach %.3f s, waiting "
+		"%.3f s, %d rank reads", c->st.find_ns / 1e9,
+		c->st.attach_ns / 1e9, c->st.setup_ns / 1e9,
+		c->st.queues_ns / 1e9, c->st.ob1_ns / 1e9,
+		c->st.stacks_ns / 1e9, c->st.detach_ns / 1e9,
+		c->st.wait_ns / 1e9, c->st.ranks_read);
+	if (out)
+		*out = c->s;
+	else
+		snap_free(c->s);
+	free(c);
+}
+
+int col_collect(const struct col_opts *o, struct snap **out)
+{
+	int look, looks = o->looks > 0 ? o->looks : 1, rc = 0;
+	struct snap *s;
+	struct col *c;
+
+	rc = col_open(o, &c);
+	if (rc < 0)
+		return rc;
+	for (look = 0; look < looks && rc == 0; look++)
+		rc = col_look(c, look);
+	if (rc < 0)
+		md_error("interrupted: every rank was detached and runs on");
+	col_close(c, &s);
+	if (rc < 0) {
+		snap_free(s);
+		return rc;
+	}
+	*out = s;
 	return 0;
 }

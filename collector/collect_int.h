@@ -5,6 +5,8 @@
 #ifndef MD_COLLECT_INT_H
 #define MD_COLLECT_INT_H
 
+#include <signal.h>
+
 #include "collect.h"
 #include "dwlines.h"
 #include "dwtypes.h"
@@ -46,8 +48,11 @@ struct col {
 	struct col_stats st;
 	struct tgt **tgts;	/* per rank, attached during a look */
 	struct tgt **linger;	/* detached but for threads not stopped */
+	int *read_fault;	/* per rank, injected by a test (col_phase) */
 	int nlinger;
 	bool dll_reported;
+	bool external_pace;	/* the caller times the looks (agent) */
+	sigset_t saved_mask;	/* while ranks are stopped */
 	bool track_noted;	/* a libmdtrack.so version note was made */
 };
 
@@ -68,13 +73,20 @@ struct col_rank {
 int col_read_rank(struct col_rank *cr, struct snap_rank *r);
 
 /*
+ * The start of phase p for rank (-1: the whole job): calls the options'
+ * fault-injection hook, if any, and applies the read fault it returns to
+ * the rank from then on.
+ */
+void col_phase(struct col *c, enum col_phase p, int rank);
+
+/*
  * Load the DLL, the MPI library's types and the DLL's image state from
- * the running rank pid, before any rank is stopped, so that a look only
+ * the running rank (index into the snapshot's ranks), before any rank is stopped, so that a look only
  * reads (the type provider may have to be compiled the first time).
  * What fails is reported here, once (the caches remember it), and
  * recorded per rank in the look.
  */
-void col_prepare(struct col *c, int pid);
+void col_prepare(struct col *c, int rank);
 
 /*
  * ob1's queues (collect_ob1.c): find the layouts for image im once (the

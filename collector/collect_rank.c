@@ -183,6 +183,7 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 		return 0;
 	}
 	rc = mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
+	col_phase(c, COL_PHASE_OB1, cr->rank);
 	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
 		col_ob1_read(cr, im, r);
 	return rc;
@@ -202,17 +203,21 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 		return rc;
 	t1 = md_now_ns();
 	c->st.setup_ns += t1 - t0;
+	col_phase(c, COL_PHASE_QUEUES, cr->rank);
 	rc = read_queues(cr, r);
 	t0 = md_now_ns();
 	c->st.queues_ns += t0 - t1;
-	if (rc == 0)
+	if (rc == 0) {
+		col_phase(c, COL_PHASE_STACKS, cr->rank);
 		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);
+	}
 	c->st.stacks_ns += md_now_ns() - t0;
 	if (rc == 0) {
 		struct trk_ctx x = { cr->t, cr->view, c->lines, cr->types,
 				     c->s, cr->rank,
 				     &c->track_noted };
 
+		col_phase(c, COL_PHASE_TRACK, cr->rank);
 		rc = trk_read(&x, r);
 	}
 	es_view_free(cr->view);
@@ -220,15 +225,18 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 	return rc;
 }
 
-void col_prepare(struct col *c, int pid)
+void col_prepare(struct col *c, int rank)
 {
 	struct col_rank cr = { .c = c, .rank = -1 };
+	int pid = c->s->ranks[rank].pid;
 	const char *maps, *libmpi;
 	struct col_dll *d;
 	char *path;
 
 	if (tgt_open(pid, &cr.t) < 0)
 		return;
+	if (c->read_fault[rank])
+		tgt_inject_read_fault(cr.t, c->read_fault[rank]);
 	maps = tgt_maps_text(cr.t);
 	if (maps && es_view_from_maps(c->syms, maps, tgt_exe(cr.t),
 				      &cr.view) == 0) {

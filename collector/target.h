@@ -238,6 +238,12 @@ void tgt_perm_reason(int pid, const char *yama_path, char *buf, size_t len);
 int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX]);
 /* The child processes of pid (new heap array); -MD_E_NOSUCH quietly. */
 int tgt_proc_children(int pid, int **pids, int *n);
+/*
+ * /proc/PID/<which> for a file of NUL-separated strings ("environ",
+ * "cmdline"): *text (heap, the caller's, NUL-terminated after the last
+ * byte) holds *len bytes.  Quiet: -MD_E_NOSUCH, -MD_E_PERM.
+ */
+int tgt_proc_strings(int pid, const char *which, char **text, size_t *len);
 /* readlink /proc/PID/exe into a new heap string (*out). */
 int tgt_proc_exe(int pid, char **out);
 

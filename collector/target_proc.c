@@ -100,6 +100,35 @@ int tgt_proc_parent(int pid, int *ppid, char comm[TGT_COMM_MAX])
 	return r;
 }
 
+int tgt_proc_strings(int pid, const char *which, char **text, size_t *len)
+{
+	char path[64];
+	size_t n = 0, cap = 4096;
+	char *buf;
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, which);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -MD_E_NOSUCH : -MD_E_PERM;
+	buf = xmalloc(cap + 1);
+	while ((got = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)got;
+		if (n == cap)
+			buf = xrealloc(buf, (cap *= 2) + 1);
+	}
+	close(fd);
+	if (got < 0) {
+		free(buf);
+		return -MD_E_PERM;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
 int tgt_proc_exe(int pid, char **out)
 {
 	char path[64], buf[PATH_MAX];

@@ -166,11 +166,24 @@ static struct snap_track_rec *add(struct snap_rank *r, int *cap)
 	return &r->track[r->ntrack++];
 }
 
-static void add_rec(const struct trk_ctx *x, struct snap_rank *r, int *cap,
-		    enum snap_track_kind kind, const struct mdt_rec *m)
+/* The library keeps peer and tag as passed: its MPI's values. */
+static int norm_peer(const struct mdt_table *tb, int p)
 {
-	fill(x, r, kind, m->call, m->stamp, m->request, m->comm, m->peer,
-	     m->tag, m->count, m->datatype, m->op, m->ret, add(r, cap));
+	return p == tb->any_source ? SNAP_TRACK_ANY
+	       : p == tb->proc_null ? SNAP_TRACK_PROC_NULL
+	       : p == tb->root ? SNAP_TRACK_ROOT : p;
+}
+
+static void add_rec(const struct trk_ctx *x, const struct mdt_table *tb,
+		    struct snap_rank *r, int *cap, enum snap_track_kind kind,
+		    const struct mdt_rec *m)
+{
+	bool coll = m->tag == MDT_NONE;	/* a nonblocking collective */
+
+	fill(x, r, kind, m->call, m->stamp, m->request, m->comm,
+	     m->peer == MDT_NONE ? MDT_NONE : norm_peer(tb, m->peer),
+	     coll ? MDT_NONE : m->tag == tb->any_tag ? SNAP_TRACK_ANY : m->tag,
+	     m->count, m->datatype, coll ? m->op : 0, m->ret, add(r, cap));
 }
 
 /* Each pending request's posting (and a start's creation), once. */
@@ -189,13 +202,13 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 			continue;
 		p = latest(tb->posts, MDT_NPOSTS, tb->posts_head, req);
 		if (p >= 0)
-			add_rec(x, r, cap, SNAP_TRACK_POST, &tb->posts[p]);
+			add_rec(x, tb, r, cap, SNAP_TRACK_POST, &tb->posts[p]);
 		if (p >= 0 && tb->posts[p].call != MDT_MPI_Start &&
 		    tb->posts[p].call != MDT_MPI_Startall)
 			continue;
 		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);
 		if (q >= 0)
-			add_rec(x, r, cap, SNAP_TRACK_INIT, &tb->inits[q]);
+			add_rec(x, tb, r, cap, SNAP_TRACK_INIT, &tb->inits[q]);
 	}
 }
 

@@ -22,6 +22,43 @@ struct col_stats {
 	int ranks_read;
 };
 
+/*
+ * The phases of a collection, written once: the fault-injection hook is
+ * called at the start of each, and the fault table of the tests has a
+ * row for each.  A new phase adds a line here and calls col_phase() where
+ * it starts.
+ */
+#define COL_PHASES(X)                                                     \
+	X(ATTACH, "attach")                                               \
+	X(SETUP, "DLL setup")                                             \
+	X(QUEUES, "queue walk")                                           \
+	X(OB1, "ob1 walk")                                                \
+	X(STACKS, "stacks")                                               \
+	X(TRACK, "track table")                                           \
+	X(BETWEEN, "between looks")                                       \
+	X(DETACH, "detach")
+
+enum col_phase {
+#define COL_PHASE_ENUM(name, text) COL_PHASE_##name,
+	COL_PHASES(COL_PHASE_ENUM)
+#undef COL_PHASE_ENUM
+	COL_PHASE_COUNT
+};
+
+/* "attach", "queue walk", ... */
+const char *col_phase_name(enum col_phase p);
+
+/*
+ * Fault injection for tests, inert unless set: called at the start of
+ * phase for each rank it concerns (rank and pid; between looks, every
+ * rank read so far).  It may
+ * do anything to the job (kill or stop a process, raise a signal).  It
+ * returns 0, or a negated MD_E_* code that every later memory read of
+ * that rank answers, as if its memory could not be read.
+ */
+typedef int (*col_fault_fn)(void *ctx, enum col_phase phase, int rank,
+			    int pid);
+
 struct col_opts {
 	int pid;		/* mpirun's pid, or one rank's */
 	const char *dll;	/* --dll: use this DLL, NULL: MPIR_dll_name */
@@ -34,6 +71,10 @@ struct col_opts {
 	 * -MD_E_INTR. May be NULL. */
 	const volatile sig_atomic_t *stop;
 	struct col_stats *stats;	/* filled when not NULL */
+	bool external_pace;	/* col_look does not sleep: the caller
+				 * times the looks */
+	col_fault_fn fault;		/* tests only; NULL: none */
+	void *fault_ctx;
 };
 
 /*
@@ -44,6 +85,38 @@ struct col_opts {
  * in the snapshot, not failed.
  */
 int col_collect(const struct col_opts *o, struct snap **out);
+
+/*
+ * The same in steps, for the front end of a many-host job (which takes
+ * the looks of every host at the same moments) and for an agent.  A
+ * collection opened with col_open (from o->pid's process table; ranks on
+ * other hosts are in the snapshot as "remote") or col_open_pids (an
+ * agent: only the given pids, the other ranks "remote") is a snapshot
+ * plus the loaded DLL and images.  col_look takes look number look (0
+ * first; col_open's collection sleeps o->interval_ms before every look
+ * but the first, col_open_pids' leaves the pacing to its caller): every
+ * rank is stopped, read and detached again before it returns 0, or
+ * -MD_E_INTR when *o->stop was set (quietly; all detached).  col_snap
+ * borrows the snapshot until col_close, which frees everything and hands
+ * the snapshot to *out (or frees it when out is NULL).  col_close(NULL)
+ * does nothing.  o must outlive the collection.
+ */
+struct col;
+
+/* A rank an agent is told of: its global rank, pid there, executable. */
+struct col_target {
+	int rank;
+	int pid;
+	const char *exe;	/* the process table's name; a pid running
+				 * another program is not stopped */
+};
+
+int col_open(const struct col_opts *o, struct col **out);
+int col_open_pids(const struct col_opts *o, int nranks,
+		  const struct col_target *t, int n, struct col **out);
+int col_look(struct col *c, int look);
+struct snap *col_snap(struct col *c);
+void col_close(struct col *c, struct snap **out);
 
 /*
  * What the front end asks of local processes, so that only the

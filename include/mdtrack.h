@@ -16,8 +16,12 @@
  *    kept apart so that a busy message loop does not push them out,
  *  - colls: per communicator handle, the last collective call.
  * A ring slot i holds the record with ticket t where t % n == i; its
- * stamp is t + 1, written last, so a slot being written (stamp 0) or left
- * from an earlier turn (stamp - 1 != ticket of this turn) is recognised.
+ * stamp is t + 1, written last.  A ticket is taken (head advanced)
+ * before its slot is written, so a slot being written still shows the
+ * stamp of an earlier turn, which the reader sees as stale (stamp <=
+ * head - n).  Threads take tickets in blocks of MDT_BLOCK: a thread's
+ * records are in order, records of different threads in block order.
+ * A colls slot is updated in place: stamp 0 while it is written.
  * The rings overwrite the oldest entry: head - n records were dropped.
  */
 #ifndef MD_MDTRACK_H
@@ -33,6 +37,7 @@
 #define MDT_NINITS 1024
 #define MDT_NCOLLS 256
 #define MDT_PROBE 8	/* colls slots searched from a handle's hash */
+#define MDT_BLOCK 64	/* posts tickets a thread takes at once */
 
 /* The MPI library's special values, made portable (the same numbers as
  * SNAP_TRACK_* in snap.h). */
@@ -101,7 +106,7 @@ struct mdt_coll {
 	int32_t pad;
 };
 
-struct mdt_table {
+struct __attribute__((aligned(64))) mdt_table {
 	uint64_t magic;		/* MDT_MAGIC */
 	uint32_t version;	/* MDT_VERSION */
 	uint32_t size;		/* sizeof(struct mdt_table) */
@@ -110,7 +115,9 @@ struct mdt_table {
 	uint32_t nposts, ninits, ncolls;
 	uint32_t pad0;
 	uint64_t coll_dropped;	/* collectives that found no colls slot */
-	uint64_t pad1[3];
+	/* The MPI library's special values: posts and inits hold peer and
+	 * tag as passed (no work on the hot path), colls MDT_* values. */
+	int32_t any_source, any_tag, proc_null, root;
 	/* Counters on their own cache lines: written by every call. */
 	uint64_t posts_head;	/* tickets taken */
 	uint64_t pad2[7];
@@ -118,9 +125,15 @@ struct mdt_table {
 	uint64_t pad3[7];
 	uint64_t colls_head;
 	uint64_t pad4[7];
+	/* At byte 256: every record on a cache line of its own. */
 	struct mdt_rec posts[MDT_NPOSTS];
 	struct mdt_rec inits[MDT_NINITS];
 	struct mdt_coll colls[MDT_NCOLLS];
 };
+
+_Static_assert(sizeof(struct mdt_rec) == 64, "mdt_rec is one cache line");
+_Static_assert(sizeof(struct mdt_coll) == 64, "mdt_coll is one cache line");
+_Static_assert(__builtin_offsetof(struct mdt_table, posts) == 256,
+	       "records start on a cache line");
 
 #endif /* MD_MDTRACK_H */

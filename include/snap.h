@@ -187,6 +187,10 @@ struct snap_rank {
 	int pid;
 	const char *host;
 	const char *exe;
+	/* The host whose collector handled the rank (the front end's, or
+	 * the agent's there): read it, or found it gone or unreadable;
+	 * NULL when no collector reached it. */
+	const char *collected_on;
 	enum snap_rank_state state;
 	const char *reason;	/* why not collected or gone; NULL if read */
 	enum snap_progress progress;
@@ -267,6 +271,15 @@ void snap_set_nranks(struct snap *s, int n);
  * group (size entries, or NULL) is copied. */
 int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
 		     const int *group);
+
+/*
+ * Copy rank (an index in both) from src into dst, deeply: its strings
+ * interned in dst, its communicators interned in dst (by id, name and
+ * group) and its member and op indices renumbered.  Whatever dst held
+ * for the rank is freed.  Both must have more than rank ranks.  Used to
+ * merge the partial snapshots of a many-host job (snapmerge.c).
+ */
+void snap_copy_rank(struct snap *dst, const struct snap *src, int rank);
 
 /* Names used in the file format and in reports. */
 const char *snap_state_name(enum snap_rank_state st);

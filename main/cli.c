@@ -24,6 +24,10 @@ enum {
 	OPT_LOOKS,
 	OPT_TIMEOUT,
 	OPT_KEEP_RUNNING,
+	OPT_LAUNCHER,
+	OPT_RSH,
+	OPT_AGENT,
+	OPT_AGENT_TIMEOUT,
 	OPT_NO_TRACK,
 	OPT_HELP,
 	OPT_VERSION,
@@ -35,6 +39,7 @@ enum {
 #define FOR_ANALYZE (1u << CLI_ANALYZE)
 #define FOR_RUN (1u << CLI_RUN)
 #define FOR_GSTACK (1u << CLI_GSTACK)
+#define FOR_AGENT (1u << CLI_AGENT)
 #define FOR_REPORT (FOR_ATTACH | FOR_ANALYZE | FOR_RUN | FOR_GSTACK)
 #define FOR_COLLECT (FOR_ATTACH | FOR_RUN | FOR_GSTACK)
 
@@ -52,6 +57,10 @@ static const struct option cli_long[] = {
 	{ "looks", required_argument, NULL, OPT_LOOKS },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "keep-running", no_argument, NULL, OPT_KEEP_RUNNING },
+	{ "launcher", required_argument, NULL, OPT_LAUNCHER },
+	{ "rsh", required_argument, NULL, OPT_RSH },
+	{ "agent", required_argument, NULL, OPT_AGENT },
+	{ "agent-timeout", required_argument, NULL, OPT_AGENT_TIMEOUT },
 	{ "no-track", no_argument, NULL, OPT_NO_TRACK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -68,9 +77,17 @@ static unsigned int cli_allowed(int opt)
 	case OPT_SNAPSHOT:
 		return FOR_COLLECT;
 	case OPT_DLL:
+		return FOR_COLLECT | FOR_AGENT;
 	case OPT_INTERVAL:
 	case OPT_LOOKS:
+	case OPT_LAUNCHER:
+	case OPT_RSH:
+	case OPT_AGENT:
+	case OPT_AGENT_TIMEOUT:
 		return FOR_COLLECT;
+	case 'v':
+	case 'q':
+		return FOR_REPORT | FOR_AGENT;
 	case OPT_TIMEOUT:
 	case OPT_KEEP_RUNNING:
 	case OPT_NO_TRACK:
@@ -85,6 +102,7 @@ static const char *const cli_cmd_name[] = {
 	[CLI_ANALYZE] = "analyze",
 	[CLI_RUN] = "run",
 	[CLI_GSTACK] = "gstack",
+	[CLI_AGENT] = "agent",
 	[CLI_HELP] = "--help",
 	[CLI_VERSION] = "--version",
 };
@@ -142,6 +160,21 @@ static void cli_defaults(struct cli *c)
 	c->looks = 2;
 	c->interval_ms = 1000;
 	c->timeout_s = CLI_DEFAULT_TIMEOUT;
+	c->agent_timeout_s = 30;
+}
+
+static int cli_launcher(const char *arg, enum ag_launcher *out)
+{
+	if (!strcmp(arg, "auto"))
+		*out = AG_LAUNCH_AUTO;
+	else if (!strcmp(arg, "ssh"))
+		*out = AG_LAUNCH_SSH;
+	else if (!strcmp(arg, "mpirun"))
+		*out = AG_LAUNCH_MPIRUN;
+	else
+		return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun",
+			       arg);
+	return 0;
 }
 
 /* One option; returns 0 or MD_EXIT_USAGE (reported). */
@@ -181,6 +214,23 @@ static int cli_option(struct cli *c, int opt, const char *arg)
 	case OPT_KEEP_RUNNING:
 		c->keep_running = true;
 		return 0;
+	case OPT_LAUNCHER:
+		return cli_launcher(arg, &c->launcher);
+	case OPT_RSH:
+		if (!*arg)
+			return cli_bad("--rsh: the remote shell command is empty");
+		c->rsh = arg;
+		return 0;
+	case OPT_AGENT:
+		if (arg[0] != '/')
+			return cli_bad("--agent: '%s' is not an absolute path "
+				       "(the agent's path on the other hosts)",
+				       arg);
+		c->agent = arg;
+		return 0;
+	case OPT_AGENT_TIMEOUT:
+		return cli_int("--agent-timeout", arg, 1, 86400,
+			       &c->agent_timeout_s);
 	case OPT_NO_TRACK:
 		c->no_track = true;
 		return 0;
@@ -278,6 +328,8 @@ int cli_parse(int argc, char **argv, struct cli *c)
 			c->cmd = CLI_RUN;
 		else if (!strcmp(argv[1], "gstack"))
 			c->cmd = CLI_GSTACK;
+		else if (!strcmp(argv[1], "agent"))
+			c->cmd = CLI_AGENT;
 		else
 			return cli_bad("unknown subcommand '%s'", argv[1]);
 		argc--;
@@ -294,19 +346,25 @@ int cli_parse(int argc, char **argv, struct cli *c)
 int cli_collect(const struct cli *c, int pid,
 		const volatile sig_atomic_t *stop, struct snap **out)
 {
-	struct col_opts o = {
-		.pid = pid,
-		.dll = c->dll,
-		.looks = c->looks,
-		.interval_ms = c->interval_ms,
-		.progress = !c->quiet && isatty(STDERR_FILENO),
-		.stop = stop,
+	struct ag_opts o = {
+		.col = {
+			.pid = pid,
+			.dll = c->dll,
+			.looks = c->looks,
+			.interval_ms = c->interval_ms,
+			.progress = !c->quiet && isatty(STDERR_FILENO),
+			.stop = stop,
+		},
+		.launcher = c->launcher,
+		.rsh = c->rsh,
+		.agent = c->agent,
+		.timeout_s = c->agent_timeout_s,
 	};
 	const char *no_ob1 = getenv("MD_NO_OB1");
 
 	/* The DLL's view only: for comparing, and the benchmark. */
-	o.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
-	return col_collect(&o, out);
+	o.col.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
+	return ag_collect(&o, out);
 }
 
 static int cli_write_snapshot(const struct snap *s, const char *path)
@@ -352,6 +410,7 @@ void cli_usage(FILE *out)
 	      "       mpi-deadlock analyze FILE [report options]\n"
 	      "       mpi-deadlock run [--timeout SEC] [--keep-running] [options] -- mpirun ARGS...\n"
 	      "       mpi-deadlock gstack PID\n"
+	      "       mpi-deadlock agent     (started by the front end on other hosts)\n"
 	      "\n"
 	      "Find out why a running MPI job (Open MPI's mpirun) is stuck: read every\n"
 	      "rank's pending operations and stack, build the wait-for graph, report the\n"
@@ -379,6 +438,13 @@ void cli_usage(FILE *out)
 	      "  --dll PATH          message-queue DLL to use instead of MPIR_dll_name\n"
 	      "  --looks N           looks at the job to compare (default 2)\n"
 	      "  --interval MS       between two looks (default 1000)\n"
+	      "Ranks on other hosts (--attach, run, gstack): one agent per host\n"
+	      "  --launcher L        ssh, mpirun (the job's own, one agent per host)\n"
+	      "                      or auto (default: what the job used)\n"
+	      "  --rsh CMD           ssh: remote shell (default: Open MPI's\n"
+	      "                      plm_rsh_agent of the job or environment, else ssh)\n"
+	      "  --agent PATH        the agent's path on the hosts (default: this one)\n"
+	      "  --agent-timeout SEC per agent and step (default 30)\n"
 	      "run options:\n"
 	      "  --timeout SEC       deadline (default 300; 0 = wait forever)\n"
 	      "  --keep-running      at the deadline report, then leave the job running\n"

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "agent.h"
 #include "analyze.h"
 #include "snap.h"
 
@@ -18,6 +19,7 @@ enum cli_cmd {
 	CLI_ANALYZE,		/* analyze FILE */
 	CLI_RUN,		/* run [...] -- CMD ARGS... */
 	CLI_GSTACK,		/* gstack PID (mpirun's --get-stack-traces) */
+	CLI_AGENT,		/* agent: one host's collector (agent.h) */
 	CLI_HELP,
 	CLI_VERSION,
 };
@@ -41,6 +43,12 @@ struct cli {
 	const char *dll;
 	int looks;
 	int interval_ms;
+
+	/* Ranks on other hosts (agent.h). */
+	enum ag_launcher launcher;
+	const char *rsh;	/* --rsh CMD */
+	const char *agent;	/* --agent PATH */
+	int agent_timeout_s;	/* --agent-timeout SEC */
 
 	/* run */
 	int timeout_s;		/* 0: wait forever */

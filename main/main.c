@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "cli.h"
 #include "collect.h"
 #include "md.h"
@@ -105,6 +106,8 @@ int main(int argc, char **argv)
 		return run_job(&c, &md_stop);
 	case CLI_GSTACK:
 		return gstack_main(&c, &md_stop);
+	case CLI_AGENT:
+		return ag_main(c.dll, &md_stop);
 	}
 	return MD_EXIT_ERROR;
 }

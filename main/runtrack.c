@@ -42,8 +42,15 @@ char *rt_library(void)
 	*slash = '\0';
 	/* Installed: PREFIX/bin/../lib; built: build/lib beside the binary. */
 	p = xasprintf("%s/../" RT_LIB, exe);
-	if (access(p, R_OK) == 0)
+	if (access(p, R_OK) == 0) {
+		char *real = realpath(p, NULL);
+
+		if (real) {
+			free(p);
+			return real;
+		}
 		return p;
+	}
 	free(p);
 	p = xasprintf("%s/" RT_LIB, exe);
 	if (access(p, R_OK) == 0)

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank == 0) {
 		MPI_Irecv(&v[0], 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &req[0]);
-		MPI_Irecv(&v[1], 1, MPI_INT, 2, 4, MPI_COMM_WORLD, &req[1]);
+		MPI_Irecv(&v[1], 1, MPI_INT, 2, 4, MPI_COMM_WORLD, &req[1]); /* POSTED */
 		sample_mark("READY", rank);
 		MPI_Waitall(2, req, MPI_STATUSES_IGNORE); /* STUCK */
 	} else {

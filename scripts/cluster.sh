@@ -9,11 +9,15 @@
 #   scripts/cluster.sh status      one line per host; exit 1 if not up
 #
 # Environment:
-#   MD_CLUSTER         instance name, [a-z0-9]{1,7} (default md).  It picks
+#   MD_CLUSTER         instance name, [a-z0-9]{1,8} (default md).  It picks
 #                      every name below, the state dir and the subnet, so
 #                      instances never collide (tests and people in parallel).
 #   MD_CLUSTER_PREFIX  host name prefix (default node: node1..nodeN).
-#   MD_CLUSTER_SUBNET  the /24 to use, as A.B.C (default: the first free
+#   MD_CLUSTER_OWNER   a pid (e.g. a test run's shell): the instance lives
+#                      only as long as it does; any later `up` removes an
+#                      instance whose owner is gone (a run killed with
+#                      SIGKILL cannot run its own `down`).
+#   MD_CLUSTER_NET     the /24 to use, as A.B.C (default: the first free
 #                      10.213.C with C in 1..254, see "Addresses").
 #
 # What one host is: a network namespace `mdc-NAME-HOST` (named, under
@@ -31,16 +35,24 @@
 # machine (any route but the default one) or held by another instance is
 # never chosen.
 #
-# Names: resolved by an ssh config (state dir, `ssh -F CONFIG`) with one
-# HostName entry per host, usable from the machine's own namespace and from
-# inside the hosts (the state dir is visible in both), and inside each host
-# by an /etc/hosts bind-mounted in its mount namespace only.  The machine's
-# own /etc/hosts is never touched, so two instances may both have a node1.
-# The config refuses any host name that is not one of the cluster's (no
-# ssh with it can reach another address).  Root logs in with a key made
-# for the instance; the hosts share one host key, listed for every name and
-# address in the config's known_hosts file: StrictHostKeyChecking yes,
-# BatchMode, no prompts ever.
+# Names: three ways, all removed by `down`.  (1) The ssh config (state dir,
+# `ssh -F CONFIG`) has one HostName entry per host, usable from the
+# machine's own namespace and from inside the hosts (the state dir is
+# visible in both); it refuses any other host name, so no ssh with it can
+# reach another address.  (2) Inside each host, an /etc/hosts bind-mounted
+# in its mount namespace names the cluster's hosts only.  (3) The machine's
+# /etc/hosts gets one line per host, tagged "# md-cluster:NAME": mpirun
+# resolves every hostfile name itself (getaddrinfo), and a name missing
+# from /etc/hosts became a DNS query to the machine's resolver (seen with
+# strace: 12 queries for node1..3 per mpirun), traffic leaving the
+# machine.  Two instances with the same prefix both list node1: /etc/hosts
+# gives the first one's address (what mpirun does with it does not depend
+# on it; ssh always goes by the instance's own config); MD_CLUSTER_PREFIX
+# gives an instance names of its own.
+#
+# Login: root, with a key made for the instance; the hosts share one host
+# key, listed for every name and address in the config's known_hosts
+# file: StrictHostKeyChecking yes, BatchMode, no prompts ever.
 #
 # State: /run/md-cluster/NAME (keys, configs, hostfile, pids).  All
 # instances take one lock (flock on /run/md-cluster) for up and down.
@@ -61,8 +73,8 @@ SELF=$(readlink -f "$0")
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
 check_names() {
-	[[ $NAME =~ ^[a-z0-9]{1,7}$ ]] ||
-		die "MD_CLUSTER='$NAME' is not a valid instance name: use 1 to 7 of a-z 0-9"
+	[[ $NAME =~ ^[a-z0-9]{1,8}$ ]] ||
+		die "MD_CLUSTER='$NAME' is not a valid instance name: use 1 to 8 of a-z 0-9"
 	[[ $PREFIX =~ ^[a-z][a-z0-9]{0,30}$ ]] ||
 		die "MD_CLUSTER_PREFIX='$PREFIX' is not a valid host prefix: a letter, then a-z 0-9"
 }
@@ -82,54 +94,84 @@ lock() {
 	flock 9
 }
 
-# Field 22 of /proc/PID/stat (start time), empty if gone.
+# Field 22 of /proc/PID/stat (start time); empty if gone or a zombie (this
+# machine's pid 1 may leave orphans unreaped for minutes).
 start_time() {
 	local s
 	s=$(cat /proc/"$1"/stat 2>/dev/null) || return 0
 	s=${s##*) }
 	set -- $s
-	echo "${20}"
+	[ "$1" = Z ] || echo "${20}"
 }
 
 # pid alive and still the process we started (same start time)?
-same_proc() { [ -n "$1" ] && [ "$(start_time "$1")" = "$2" ]; }
+same_proc() { [ -n "$1" ] && [ -n "$2" ] && [ "$(start_time "$1")" = "$2" ]; }
 
-# Stop a recorded process: SIGTERM, up to 3 s, SIGKILL.
-stop_proc() {
-	local pid=$1 st=$2 i
-	same_proc "$pid" "$st" || return 0
-	kill -TERM "$pid" 2>/dev/null || true
-	for i in $(seq 30); do
-		same_proc "$pid" "$st" || return 0
-		sleep 0.1
+# Microseconds since the epoch.
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# Are all of the "PID:START" words gone?
+all_gone() {
+	local p
+	for p in "$@"; do
+		same_proc "${p%%:*}" "${p#*:}" && return 1
 	done
-	kill -KILL "$pid" 2>/dev/null || true
-	for i in $(seq 30); do
-		same_proc "$pid" "$st" || return 0
-		sleep 0.1
+	return 0
+}
+
+# Stop processes given as "PID:START" words (only a pid with its recorded
+# start time is signalled): SIGTERM, up to 2 s, then SIGKILL, up to 5 s.
+# With SIG=KILL in the environment, SIGKILL at once (unshare ignores
+# SIGTERM while it waits for its child).
+stop_procs() {
+	local sig p end wait
+	for sig in ${SIG:-TERM} KILL; do
+		wait=5
+		[ "$sig" = TERM ] && wait=2
+		for p in "$@"; do
+			same_proc "${p%%:*}" "${p#*:}" && kill -"$sig" "${p%%:*}" 2>/dev/null || true
+		done
+		end=$(( $(now_us) + wait * 1000000 ))
+		while [ "$(now_us)" -lt $end ]; do
+			all_gone "$@" && return 0
+			sleep 0.05
+		done
 	done
-	echo "cluster.sh: pid $pid did not exit after SIGKILL" >&2
+	all_gone "$@" || echo "cluster.sh: some of pids ${*%%:*} did not exit after SIGKILL" >&2
 }
 
 host_name() { echo "$PREFIX$1"; }
 
 # Everything of instance NAME, with or without a state dir.
 teardown() {
-	local f pid st upid ust ns l
+	local f pid st upid ust ns l procs=() ups=()
+	# Each host's pid 1 first: its whole pid namespace ends with it, and
+	# its unshare with it; an unshare left is killed (so is its child).
 	if [ -d "$STATE/pids" ]; then
 		for f in "$STATE"/pids/*; do
 			[ -f "$f" ] || continue
 			read -r pid st upid ust <"$f" || true
-			stop_proc "$pid" "$st"
-			stop_proc "$upid" "$ust"
+			procs+=("$pid:$st")
+			ups+=("$upid:$ust")
 		done
 	fi
+	[ ${#procs[@]} -eq 0 ] || stop_procs "${procs[@]}"
+	[ ${#ups[@]} -eq 0 ] || SIG=KILL stop_procs "${ups[@]}"
 	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-		case $ns in mdc-"$NAME"-*) ip netns del "$ns" 2>/dev/null || true ;; esac
+		case $ns in mdc-"$NAME"-*) ;; *) continue ;; esac
+		# Whatever still runs in a host's network namespace (a crash
+		# before its pid was written down) is ours: ended by pid.
+		procs=()
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			procs+=("$pid:$(start_time "$pid")")
+		done
+		[ ${#procs[@]} -eq 0 ] || SIG=KILL stop_procs "${procs[@]}"
+		ip netns del "$ns" 2>/dev/null || true
 	done
 	for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
 		case $l in "$BR" | "$BR".*) ip link del "$l" 2>/dev/null || true ;; esac
 	done
+	etc_hosts_remove
 	rm -rf "$STATE"
 	# /run/sshd: sshd's privilege separation dir, made by us if it was
 	# missing; removed with the last instance.
@@ -139,15 +181,31 @@ teardown() {
 	fi
 }
 
+# /etc/hosts is rewritten in place (it may be a bind mount), under the lock.
+etc_hosts_remove() {
+	local rest
+	grep -q "# md-cluster:$NAME\$" /etc/hosts 2>/dev/null || return 0
+	rest=$(grep -v "# md-cluster:$NAME\$" /etc/hosts)
+	printf '%s\n' "$rest" >/etc/hosts
+}
+
+etc_hosts_add() {
+	local n=$1 net=$2 i
+	[ -z "$(tail -c 1 /etc/hosts)" ] || echo >>/etc/hosts
+	for i in $(seq "$n"); do
+		printf '%s\t%s\t# md-cluster:%s\n' "$net.$((10 + i))" "$(host_name "$i")" "$NAME"
+	done >>/etc/hosts
+}
+
 # The first free A.B.C: not held by another instance, not routed here.
 pick_subnet() {
 	local c net
-	if [ -n "${MD_CLUSTER_SUBNET:-}" ]; then
-		[[ $MD_CLUSTER_SUBNET =~ ^(10|172|192)\.[0-9]{1,3}\.[0-9]{1,3}$ ]] ||
-			die "MD_CLUSTER_SUBNET='$MD_CLUSTER_SUBNET' is not A.B.C of a private /24 (10.x.y, 172.x.y, 192.x.y)"
-		subnet_free "$MD_CLUSTER_SUBNET" ||
-			die "subnet $MD_CLUSTER_SUBNET.0/24 is in use here (a route or another instance): unset MD_CLUSTER_SUBNET or pick another"
-		echo "$MD_CLUSTER_SUBNET"
+	if [ -n "${MD_CLUSTER_NET:-}" ]; then
+		[[ $MD_CLUSTER_NET =~ ^(10\.[0-9]{1,3}|172\.(1[6-9]|2[0-9]|3[01])|192\.168)\.[0-9]{1,3}$ ]] ||
+			die "MD_CLUSTER_NET='$MD_CLUSTER_NET' is not A.B.C of a private /24 (10.x.y, 172.16-31.y, 192.168.y)"
+		subnet_free "$MD_CLUSTER_NET" ||
+			die "subnet $MD_CLUSTER_NET.0/24 is in use here (a route or another instance): unset MD_CLUSTER_NET or pick another"
+		echo "$MD_CLUSTER_NET"
 		return
 	fi
 	for c in $(seq 1 254); do
@@ -283,13 +341,17 @@ child_of() {
 	return 1
 }
 
+# Start host i's pid 1 (sshd, after its hostname and mounts), in the
+# background; unshare's pid is recorded at once.
 start_host() {
-	local i=$1 h ns upid pid
+	local i=$1 h ns upid
 	h=$(host_name "$i")
 	ns=mdc-$NAME-$h
 	# Its own session: a Ctrl-C meant for the caller does not reach it.
+	# --kill-child: if unshare is killed, so is the host's pid 1, and
+	# with it every process of the host.
 	setsid ip netns exec "$ns" unshare --uts --pid --fork --mount-proc \
-		--propagation private /bin/sh -c '
+		--propagation private --kill-child /bin/sh -c '
 		hostname "$1" &&
 		mount -t tmpfs -o mode=1777 md-tmp /tmp &&
 		mount -t tmpfs -o mode=1777 md-shm /dev/shm &&
@@ -297,8 +359,16 @@ start_host() {
 		exec "$3" -D -e -f "$2/sshd_config"' sh "$h" "$STATE" "$SSHD" \
 		</dev/null >>"$STATE/$h.log" 2>&1 9<&- &
 	upid=$!
+	echo "0 0 $upid $(start_time "$upid")" >"$STATE/pids/$h"
+}
+
+# Record host i's pid 1: unshare's only child.
+find_host_pid1() {
+	local h pid upid ust x
+	h=$(host_name "$1")
+	read -r x x upid ust <"$STATE/pids/$h"
 	pid=$(child_of "$upid") || die "host $h: its pid 1 did not start (see $STATE/$h.log)"
-	echo "$pid $(start_time "$pid") $upid $(start_time "$upid")" >"$STATE/pids/$h"
+	echo "$pid $(start_time "$pid") $upid $ust" >"$STATE/pids/$h"
 }
 
 # Does host $1 let root in and answer with its name, within $2 tries?
@@ -341,12 +411,26 @@ healthy() {
 	probe_all "$n" 1 2>/dev/null
 }
 
+# Remove instances whose owner (MD_CLUSTER_OWNER at their up) is gone.
+reap_orphans() {
+	local d o os
+	for d in $ROOT/*/; do
+		[ -f "$d/owner" ] || continue
+		read -r o os <"$d/owner" || continue
+		same_proc "$o" "$os" && continue
+		d=${d%/}
+		echo "cluster.sh: removing cluster ${d##*/}: its owner, pid $o, is gone" >&2
+		(NAME=${d##*/}; STATE=$ROOT/$NAME; BR=mdc-$NAME; teardown)
+	done
+}
+
 cmd_up() {
 	local n=${1:-} net i
 	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 99 ] ||
 		die "up needs a host count 1..99: scripts/cluster.sh up 3"
 	need_root
 	lock
+	reap_orphans
 	if healthy "$n"; then
 		echo "cluster.sh: cluster $NAME already up with $n hosts" >&2
 		echo "$STATE/hostfile"
@@ -362,10 +446,19 @@ cmd_up() {
 	mkdir -p "$STATE/pids"
 	chmod 700 "$STATE" "$STATE/pids"
 	echo "$net" >"$STATE/subnet"
+	if [ -n "${MD_CLUSTER_OWNER:-}" ]; then
+		[ -n "$(start_time "$MD_CLUSTER_OWNER")" ] ||
+			die "MD_CLUSTER_OWNER=$MD_CLUSTER_OWNER is no running process"
+		echo "$MD_CLUSTER_OWNER $(start_time "$MD_CLUSTER_OWNER")" >"$STATE/owner"
+	fi
 	write_configs "$n" "$net"
 	make_network "$n" "$net"
+	etc_hosts_add "$n" "$net"
 	for i in $(seq "$n"); do
 		start_host "$i"
+	done
+	for i in $(seq "$n"); do
+		find_host_pid1 "$i"
 	done
 	probe_all "$n" 100 || die "cluster $NAME: not every host answers in 10 s"
 	trap - ERR

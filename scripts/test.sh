@@ -3,8 +3,28 @@
 # installs what is missing, builds the -g Open MPI once (cached outside
 # the repository), builds, and runs the unit and end-to-end tests in one
 # Criterion run whose last line counts them.
+#
+# The many-host suites (e2e_cluster*, e2e_hosts_*) run on a test cluster
+# (scripts/cluster.sh, doc/cluster.md) of MD_TEST_HOSTS hosts (default 3),
+# an instance of this run's own (MD_CLUSTER=t<pid>, tied to this shell by
+# MD_CLUSTER_OWNER: runs in parallel never meet, and a run killed with
+# SIGKILL is cleaned up by the next `up`), brought down on every exit.
+# Its `env` is exported (MD_CLUSTER_HOSTFILE, the ssh agent and subnet for
+# Open MPI).  Without it those suites skip and say why (CI=true: fail).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 make -j"$(nproc)" all build/md-tests
+
+export MD_CLUSTER=t$$
+trap 'scripts/cluster.sh down >/dev/null 2>&1 || true' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+if hostfile=$(MD_CLUSTER_OWNER=$$ scripts/cluster.sh up "${MD_TEST_HOSTS:-3}" | tail -n 1) &&
+   [ -f "$hostfile" ]; then
+	eval "$(scripts/cluster.sh env)"
+else
+	echo "test: no test cluster: the many-host tests skip (they fail with CI=true)" >&2
+fi
 make test

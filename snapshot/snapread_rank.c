@@ -371,6 +371,7 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 	if (snapjs_int(j, o, "pid", 0, INT_MAX, 0, &k->pid) ||
 	    snapjs_str(j, o, "host", &k->host) ||
 	    snapjs_str(j, o, "exe", &k->exe) ||
+	    snapjs_str(j, o, "collected_on", &k->collected_on) ||
 	    snapjs_enum(j, o, "state", state_name, 4, 0, &state) ||
 	    snapjs_enum(j, o, "progress", progress_name, 3, 0, &progress) ||
 	    snapjs_str(j, o, "call", &k->mpi_call) || read_site(j, o, k) ||

@@ -370,6 +370,7 @@ static void write_rank(jgen g, const struct snap_rank *r, int idx, FILE *f)
 		add_int(g, "pid", r->pid);
 	add_str(g, "host", r->host);
 	add_str(g, "exe", r->exe);
+	add_str(g, "collected_on", r->collected_on);
 	if (r->state != SNAP_RANK_COLLECTED)
 		add_str(g, "state", snap_state_name(r->state));
 	if (r->progress != SNAP_PROGRESS_UNKNOWN)

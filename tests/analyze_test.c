@@ -398,3 +398,41 @@ Test(analyze, matched_receive_releases_only_its_own_wait)
 	EXPECT(s, ANL_DEADLOCK, "0,2");
 	snap_free(s);
 }
+
+/* Issue 10: a ring spread over other hosts, collected before agents
+ * existed: no rank read, and that was called a clean bill. */
+Test(analyze, no_rank_read_is_incomplete_never_no_deadlock)
+{
+	FILE *f = fopen("tests/fixtures/analyze/remote-ring.jsonl", "r");
+	struct snap *s = NULL;
+	struct anl_result *r;
+	struct anl_opts o = { .format = ANL_FORMAT_TEXT };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	cr_assert_not_null(f, "run from the repository root");
+	cr_assert_eq(snap_read(f, "remote-ring.jsonl", &s), 0);
+	fclose(f);
+	r = anl_analyze(s);
+	cr_expect_eq(anl_verdict(r), ANL_INCOMPLETE);
+	cr_expect_eq(anl_exit_code(r), 2);
+	out = open_memstream(&text, &len);
+	anl_report(r, &o, out);
+	fclose(out);
+	cr_expect(!strncmp(text, "INCOMPLETE: none of the 4 ranks could be "
+				 "read, no verdict\n", 52), "%s", text);
+	free(text);
+	anl_result_free(r);
+	snap_free(s);
+}
+
+Test(analyze, ranks_not_read_beside_ranks_going_on_are_incomplete)
+{
+	struct snap *s = sb_new(4);
+
+	sb_state(s, 2, SNAP_RANK_REMOTE, "host node2 unreachable");
+	sb_state(s, 3, SNAP_RANK_REMOTE, "host node2 unreachable");
+	EXPECT(s, ANL_INCOMPLETE, "");
+	snap_free(s);
+}

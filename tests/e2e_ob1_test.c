@@ -178,6 +178,22 @@ static void unexpected_message_and_datatype_are_seen(const char *setup)
 	snap_free(s);
 }
 
+/* A collective that keeps moving data: the DLL shows nothing of it, the
+ * ranks sit in MPI_Allreduce in every look, and only its internal
+ * requests (new sequences, bytes moving) tell the looks apart. */
+static void long_collective_is_seen_moving(const char *setup)
+{
+	struct snap *s = collect(setup, "longcoll", 2);
+
+	cr_assert_geq(s->looks, 2);
+	for (int r = 0; r < 2; r++)
+		cr_expect_eq(s->ranks[r].progress, SNAP_PROGRESS_CHANGED,
+			     "rank %d (in %s) judged %s", r,
+			     s->ranks[r].mpi_call ? s->ranks[r].mpi_call : "-",
+			     snap_progress_name(s->ranks[r].progress));
+	snap_free(s);
+}
+
 static void switched_off_reads_the_dll_only(const char *setup)
 {
 	struct snap *s;
@@ -190,9 +206,29 @@ static void switched_off_reads_the_dll_only(const char *setup)
 	snap_free(s);
 }
 
+/* Debian's build without the Open MPI sources: no ob1 layouts.  Said
+ * once, and the DLL's view is all there is. */
+static void without_layouts_says_so_once(const char *setup)
+{
+	struct snap *s;
+	int said = 0;
+
+	setenv("MD_OMPI_SRCDIR", "/nonexistent/openmpi-4.1.4", 1);
+	s = collect(setup, "wrongtag", 2);
+	for (int i = 0; i < s->nnotes; i++)
+		said += strstr(s->notes[i], "ob1's matching queues not read") &&
+			strstr(s->notes[i], "/nonexistent/openmpi-4.1.4");
+	cr_expect_eq(said, 1, "the missing layouts were said %d times", said);
+	for (int r = 0; r < 2; r++)
+		cr_expect_eq(count_ob1(&s->ranks[r]), 0);
+	cr_expect_geq(s->ranks[1].nops, 1, "the DLL's receive is gone");
+	snap_free(s);
+}
+
 #define E2E_OB1(X)                                                        \
 	X(probe_is_seen) X(internal_receives_are_seen)                    \
 	X(unexpected_message_and_datatype_are_seen)                       \
+	X(long_collective_is_seen_moving)                                 \
 	X(switched_off_reads_the_dll_only)
 
 #define E2E_OB1_TESTS(name)                                               \
@@ -205,3 +241,10 @@ static void switched_off_reads_the_dll_only(const char *setup)
 		name("ompi-g");                                           \
 	}
 E2E_OB1(E2E_OB1_TESTS)
+
+/* Only Debian's build needs the sources: the -g build has DWARF. */
+Test(e2e_ob1_debian, without_layouts_says_so_once, .timeout = 200,
+     .fini = fini)
+{
+	without_layouts_says_so_once("debian");
+}

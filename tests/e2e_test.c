@@ -249,6 +249,74 @@ static void expect_site(json_object *rep, const struct mf_sample *s, int r,
 	free(site);
 }
 
+/* A report line without the directories of its file names. */
+static char *strip_dirs(const char *line)
+{
+	char *out = xstrdup(line), *w = out;
+	const char *tok = line;
+
+	for (const char *p = line; *p; p++) {
+		if (*p == ' ' || *p == '(')
+			tok = p + 1;
+		if (*p == '/') {
+			w -= p - tok;
+			tok = p + 1;
+			continue;
+		}
+		*w++ = *p;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* libmdtrack.so's lines: "posted" ranks name the call that posted the
+ * request they wait for, "disagree" lines are in the text. */
+static void expect_track(const struct mf_sample *s, const char *text)
+{
+	char *plain = strip_dirs(text);
+
+	for (int i = 0; i < s->nposted; i++) {
+		const struct mf_stuck *p = &s->posted[i];
+		char *who = xasprintf("\n  rank %d waits in ", p->rank);
+		char *what = xasprintf(" for the %s posted at %s:%d", p->call,
+				       p->file, p->line);
+		const char *l = strstr(plain, who);
+		bool ok = false;
+
+		for (; l && !ok; l = strstr(l + 1, who)) {
+			char *eol = strchr(l + 1, '\n');
+			char *line = eol ? xstrndup(l, (size_t)(eol - l))
+					 : xstrdup(l);
+
+			ok = strstr(line, what) != NULL;
+			free(line);
+		}
+		EXPECT(ok, "text report: no line \"rank %d waits in ...%s\"",
+		       p->rank, what);
+		free(who);
+		free(what);
+	}
+	for (int i = 0; i < s->ndisagree; i++) {
+		char *line = xasprintf("\n  %s\n", s->disagree[i]);
+
+		EXPECT(strstr(plain, line), "text report lacks the line \"%s\"",
+		       s->disagree[i]);
+		free(line);
+	}
+	free(plain);
+}
+
+/* The interposition library of this build, for "track" samples. */
+static char *track_lib(void)
+{
+	const char *build = getenv("MD_BUILD");
+	char *lib = xasprintf("%s/lib/mpi-deadlock/libmdtrack.so",
+			      build ? build : "build");
+
+	cr_assert_eq(access(lib, R_OK), 0, "%s is not built (make)", lib);
+	return lib;
+}
+
 static json_object *read_report(const char *path)
 {
 	char *text = mj_slurp(path);
@@ -304,6 +372,7 @@ static void check_deadlock(const struct mf_sample *s, json_object *rep,
 	cr_assert_not_null(text);
 	for (int r = 0; r < s->np; r++)
 		expect_site(rep, s, r, text);
+	expect_track(s, text);
 	for (int i = 0; i < s->nunmatched; i++)
 		expect_unmatched(&s->unmatched[i], text);
 	if (cur_failed)
@@ -348,6 +417,10 @@ static void check_healthy(const struct mf_sample *s, json_object *rep,
 	free(out);
 }
 
+/* Spread over the test cluster (scripts/cluster.sh): the hostfile and
+ * the launcher of the agents; NULL for one host. */
+static const char *cur_hostfile, *cur_launcher;
+
 static void run_sample(const char *setup, const char *name)
 {
 	struct mf_manifest *m = load_manifest();
@@ -360,7 +433,19 @@ static void run_sample(const char *setup, const char *name)
 	cr_assert_not_null(s, "sample %s is not in the manifest", name);
 	prog = sample_binary(setup, s);
 	make_dir();
-	cur_job = mj_start(setup_mpirun(setup), prog, s->np, cur_dir);
+	if (s->track) {
+		char *lib = track_lib(), *env = xasprintf("LD_PRELOAD=%s", lib);
+		char *args[] = { (char *)"-x", env, NULL };
+		struct mj_opts o = { .hostfile = cur_hostfile, .args = args };
+
+		cur_job = mj_start_opts(setup_mpirun(setup), prog, s->np,
+					cur_dir, &o);
+		free(env);
+		free(lib);
+	} else {
+		cur_job = mj_start_hosts(setup_mpirun(setup), prog, s->np,
+					 cur_dir, cur_hostfile);
+	}
 	cr_assert_not_null(cur_job);
 	ret = mj_wait_lines(cur_job, "MD-", s->markers, MARKER_TIMEOUT_MS);
 	if (ret)
@@ -374,7 +459,8 @@ static void run_sample(const char *setup, const char *name)
 	snap = xasprintf("%s/snap.jsonl", cur_dir);
 	char *argv[] = { (char *)bin, (char *)"--attach", pid,
 			 (char *)"--snapshot", snap, (char *)"--format",
-			 (char *)"json", NULL };
+			 (char *)"json", (char *)"--launcher",
+			 (char *)(cur_launcher ? cur_launcher : "auto"), NULL };
 	code = run_tool(argv, "report");
 	rep_path = xasprintf("%s/report.out", cur_dir);
 	rep = read_report(rep_path);
@@ -403,7 +489,8 @@ static void run_sample(const char *setup, const char *name)
 	X(anysource, 150) X(waitall, 150) X(waitany, 200)                 \
 	X(collmissing, 150) X(collmismatch, 150) X(splitcomm, 200)        \
 	X(partial, 200) X(earlyexit, 150) X(threads, 150)                 \
-	X(compute, 300) X(exchange, 300) X(commmismatch, 150)
+	X(compute, 300) X(exchange, 300) X(commmismatch, 150) X(longcoll, 300) \
+	X(irecvtag, 150) X(persistent, 150) X(mtexchange, 300)
 
 #define E2E_TESTS(name, secs)                                             \
 	Test(e2e_debian, name, .timeout = secs, .fini = e2e_fini)         \
@@ -415,6 +502,65 @@ static void run_sample(const char *setup, const char *name)
 		run_sample("ompi-g", #name);                              \
 	}
 E2E_SAMPLES(E2E_TESTS)
+
+/*
+ * The same across 3 hosts of the test cluster (scripts/test.sh brings it
+ * up and exports `scripts/cluster.sh env`), the agents started by ssh or
+ * by the job's own mpirun; samples of fewer than 3 ranks are skipped.
+ */
+static void run_on_cluster(const char *setup, const char *name,
+			   const char *launcher)
+{
+	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
+	const char *hosts = getenv("MD_CLUSTER_HOSTS");
+	struct mf_manifest *m;
+	int np, nhosts = 0;
+
+	if (!hf || access(hf, R_OK))
+		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
+			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
+			     "test through scripts/test.sh does)");
+	for (const char *p = hosts; p && *p; p += strspn(p, " "))
+		if (*p) {
+			nhosts++;
+			p += strcspn(p, " ");
+		}
+	m = load_manifest();
+	cr_assert_not_null(mf_find(m, name));
+	np = mf_find(m, name)->np;
+	mf_free(m);
+	if (nhosts < 3)
+		cr_skip_test("the test cluster has %d hosts, 3 needed", nhosts);
+	if (np < 3)
+		cr_skip_test("%s has %d ranks: not spread over 3 hosts", name,
+			     np);
+	cur_hostfile = hf;
+	cur_launcher = launcher;
+	run_sample(setup, name);
+}
+
+#define E2E_CLUSTER_TESTS(name, secs)                                     \
+	Test(e2e_hosts_ssh_debian, name, .timeout = secs,                 \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("debian", #name, "ssh");                   \
+	}                                                                 \
+	Test(e2e_hosts_mpirun_debian, name, .timeout = secs,              \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("debian", #name, "mpirun");                \
+	}                                                                 \
+	Test(e2e_hosts_ssh_ompig, name, .timeout = secs,                  \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("ompi-g", #name, "ssh");                   \
+	}                                                                 \
+	Test(e2e_hosts_mpirun_ompig, name, .timeout = secs,               \
+	     .fini = e2e_fini)                                            \
+	{                                                                 \
+		run_on_cluster("ompi-g", #name, "mpirun");                \
+	}
+E2E_SAMPLES(E2E_CLUSTER_TESTS)
 
 #define E2E_NAME(name, secs) #name,
 static const char *const tested[] = { E2E_SAMPLES(E2E_NAME) };
@@ -468,6 +614,17 @@ Test(e2e_manifest, stuck_lines_point_at_the_mpi_call)
 
 			cr_expect(l && strstr(l, call) && strstr(l, "STUCK"),
 				  "%s: %s:%d is not a STUCK line calling %s",
+				  s->name, st->file, st->line, st->call);
+			free(call);
+			free(l);
+		}
+		for (int k = 0; k < s->nposted; k++) {
+			const struct mf_stuck *st = &s->posted[k];
+			char *l = source_line(dir, st->file, st->line);
+			char *call = xasprintf("%s(", st->call);
+
+			cr_expect(l && strstr(l, call) && strstr(l, "POSTED"),
+				  "%s: %s:%d is not a POSTED line calling %s",
 				  s->name, st->file, st->line, st->call);
 			free(call);
 			free(l);

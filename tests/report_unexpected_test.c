@@ -63,6 +63,7 @@ static struct snap_op *unexpected(struct snap *s, int rank, int comm,
 				  from_local, tag, 0);
 
 	o->source = SNAP_SRC_OB1;
+	o->any_tag = false;
 	o->req_type = snap_str(s, "unexpected");
 	o->nextra = 0;
 	o->actual_local = from_local;
@@ -151,6 +152,28 @@ Test(report_unexpected, full_datatype_name_follows_the_bytes)
 	got = render(s, ANL_FORMAT_JSON);
 	cr_expect(strstr(got, "\"datatype\": \"MPI_DOUBLE\"") ||
 		  strstr(got, "\"datatype\":\"MPI_DOUBLE\""), "%s", got);
+	free(got);
+	snap_free(s);
+}
+
+Test(report_unexpected, internal_request_of_a_collective_is_no_point_to_point_wait)
+{
+	struct snap *s = sb_new(2);
+	struct snap_op *o;
+	char *got;
+
+	sb_call(s, 0, "MPI_Finalize", "i.c", 30);
+	sb_recv(s, 1, 0, 2, "i.c", 22);
+	/* A nonblocking collective's receive, matched and moving: it must
+	 * not make rank 1's MPI_Recv look as if data were on its way. */
+	o = sb_op(s, 1, SNAP_OP_RECV, 0, 0, -12, 64);
+	o->source = SNAP_SRC_OB1;
+	o->any_tag = false;
+	o->status = SNAP_ST_MATCHED;
+	o->actual_global = 0;
+	o->nextra = 0;
+	got = render(s, ANL_FORMAT_TEXT);
+	cr_expect(!strncmp(got, "DEADLOCK", 8), "%s", got);
 	free(got);
 	snap_free(s);
 }

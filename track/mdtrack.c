@@ -37,6 +37,10 @@ EXPORT struct mdt_table md_track_table = {
 	.nposts = MDT_NPOSTS,
 	.ninits = MDT_NINITS,
 	.ncolls = MDT_NCOLLS,
+	.any_source = MPI_ANY_SOURCE,
+	.any_tag = MPI_ANY_TAG,
+	.proc_null = MPI_PROC_NULL,
+	.root = MPI_ROOT,
 };
 
 /* Declared weak so that loading needs no libmpi (see the top). */
@@ -77,19 +81,36 @@ __attribute__((noinline, cold)) static void *late(const char *name)
 
 #define PMPI(name) (name ? name : (__typeof__(&name))late(#name))
 
-static struct mdt_table *const T = &md_track_table;
+/* Inside the library the table is reached directly, not through the GOT
+ * (md_track_table is exported, hence interposable). */
+extern struct mdt_table md_track_self
+	__attribute__((alias("md_track_table"), visibility("hidden")));
+static struct mdt_table *const T = &md_track_self;
 
-/* Take a slot, mark it unwritten, fill it, then stamp it (see mdtrack.h). */
-static inline void rec_put(struct mdt_rec *ring, uint64_t *head, unsigned n,
-			   int call, uint64_t req, uint64_t comm, uint64_t dt,
+/* Tickets come in blocks per thread: one atomic add per MDT_BLOCK calls
+ * (a thread's records are in order; threads interleave by block). */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS uint64_t tl_next;
+static TLS uint64_t tl_end;
+
+static inline uint64_t post_ticket(void)
+{
+	if (__builtin_expect(tl_next == tl_end, 0)) {
+		tl_next = __atomic_fetch_add(&T->posts_head, MDT_BLOCK,
+					     __ATOMIC_RELAXED);
+		tl_end = tl_next + MDT_BLOCK;
+	}
+	return tl_next++;
+}
+
+/* Mark the slot unwritten, fill it, then stamp it (see mdtrack.h). */
+static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
+			   uint64_t req, uint64_t comm, uint64_t dt,
 			   uint64_t op, int peer, int tag, int count,
 			   uint64_t ret)
 {
-	uint64_t t = __atomic_fetch_add(head, 1, __ATOMIC_RELAXED);
-	struct mdt_rec *r = &ring[t & (n - 1)];
-
-	__atomic_store_n(&r->stamp, 0, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	/* No "unwritten" mark first: the ticket is taken, so the slot's old
+	 * stamp is already stale to the reader until this one lands. */
 	r->request = req;
 	r->comm = comm;
 	r->datatype = dt;
@@ -108,25 +129,25 @@ static inline int peer_of(int p)
 		: p == MPI_ROOT ? MDT_ROOT : p;
 }
 
-static inline int tag_of(int t)
-{
-	return t == MPI_ANY_TAG ? MDT_ANY : t;
-}
-
 static inline void post(int call, MPI_Request req, MPI_Comm comm,
 			MPI_Datatype dt, MPI_Op op, int peer, int tag,
 			int count, uint64_t ret)
 {
-	rec_put(T->posts, &T->posts_head, MDT_NPOSTS, call, H(req), H(comm),
-		H(dt), H(op), peer_of(peer), tag_of(tag), count, ret);
+	uint64_t t = post_ticket();
+
+	rec_put(&T->posts[t & (MDT_NPOSTS - 1)], t, call, H(req), H(comm),
+		H(dt), H(op), peer, tag, count, ret);
 }
 
 static inline void init(int call, MPI_Request req, MPI_Comm comm,
 			MPI_Datatype dt, int peer, int tag, int count,
 			uint64_t ret)
 {
-	rec_put(T->inits, &T->inits_head, MDT_NINITS, call, H(req), H(comm),
-		H(dt), 0, peer_of(peer), tag_of(tag), count, ret);
+	/* Rare: a ticket of its own each. */
+	uint64_t t = __atomic_fetch_add(&T->inits_head, 1, __ATOMIC_RELAXED);
+
+	rec_put(&T->inits[t & (MDT_NINITS - 1)], t, call, H(req), H(comm),
+		H(dt), 0, peer, tag, count, ret);
 }
 
 /* The colls slot of a communicator: its own, a free one, or, with all

@@ -90,7 +90,8 @@ static struct mf_sample *new_sample(struct mf_manifest *m, char **f, int n,
 	return s;
 }
 
-static int add_stuck(struct mf_sample *s, char **f, int n)
+static int add_site(struct mf_sample *s, char **f, int n,
+		    struct mf_stuck **list, int *count)
 {
 	bool *set = xcalloc((size_t)s->np, sizeof(bool));
 	char *colon = n == 4 ? strrchr(f[3], ':') : NULL;
@@ -103,9 +104,8 @@ static int add_stuck(struct mf_sample *s, char **f, int n)
 
 		if (!set[r])
 			continue;
-		s->stuck = xrealloc(s->stuck,
-				    (size_t)(s->nstuck + 1) * sizeof(*st));
-		st = &s->stuck[s->nstuck++];
+		*list = xrealloc(*list, (size_t)(*count + 1) * sizeof(*st));
+		st = &(*list)[(*count)++];
 		st->rank = r;
 		st->call = xstrdup(f[2]);
 		st->file = xstrndup(f[3], (size_t)(colon - f[3]));
@@ -131,7 +131,22 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 		return mf_parse_ranks(f[1], s->np, s->behind);
 	}
 	if (!strcmp(f[0], "stuck"))
-		return add_stuck(s, f, n);
+		return add_site(s, f, n, &s->stuck, &s->nstuck);
+	if (!strcmp(f[0], "track") && n == 1) {
+		s->track = true;
+		return 0;
+	}
+	if (!strcmp(f[0], "posted")) {
+		s->track = true;
+		return add_site(s, f, n, &s->posted, &s->nposted);
+	}
+	if (!strcmp(f[0], "disagree") && n >= 2) {
+		s->track = true;
+		s->disagree = xrealloc(s->disagree, (size_t)(s->ndisagree + 1) *
+							    sizeof(char *));
+		s->disagree[s->ndisagree++] = xstrdup(rest);
+		return 0;
+	}
 	if (!strcmp(f[0], "unmatched") && n == 4) {
 		struct mf_unmatched *u;
 
@@ -228,6 +243,14 @@ static void free_sample(struct mf_sample *s)
 	}
 	for (int i = 0; i < s->noutput; i++)
 		free(s->output[i]);
+	for (int i = 0; i < s->nposted; i++) {
+		free(s->posted[i].call);
+		free(s->posted[i].file);
+	}
+	for (int i = 0; i < s->ndisagree; i++)
+		free(s->disagree[i]);
+	free(s->posted);
+	free(s->disagree);
 	free(s->stuck);
 	free(s->output);
 	free(s->unmatched);

@@ -34,6 +34,12 @@ struct mf_sample {
 	struct mf_stuck *stuck;
 	int noutput;
 	char **output;		/* expected stdout lines */
+	/* libmdtrack.so: run with it ("track", or any of the next two). */
+	bool track;
+	int nposted;		/* "posted RANKS CALL FILE:LINE" */
+	struct mf_stuck *posted;
+	int ndisagree;		/* "disagree TEXT" */
+	char **disagree;
 	int nunmatched;
 	struct mf_unmatched *unmatched;
 	int lineno;		/* of the "sample" line */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "support/cluster.h"
 #include "support/mpijob.h"
 
 static void sleep_ms(int ms)
@@ -49,16 +50,74 @@ static void child_setup(pid_t parent, const char *out, const char *err)
 struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 			const char *dir)
 {
+	return mj_start_opts(mpirun, prog, np, dir, NULL);
+}
+
+struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
+			      const char *dir, const char *hostfile)
+{
+	struct mj_opts o = { .hostfile = hostfile };
+
+	return mj_start_opts(mpirun, prog, np, dir, &o);
+}
+
+/* mpirun's argument vector (free the array only). */
+static char **job_argv(const char *mpirun, const char *prog, const char *nps,
+		       const struct mj_opts *o)
+{
+	size_t n = 0, cap = 16;
+	char **av;
+
+	for (char *const *a = o && o->args ? o->args : NULL; a && *a; a++)
+		cap++;
+	av = xcalloc(cap, sizeof(*av));
+	av[n++] = (char *)mpirun;
+	av[n++] = (char *)"--allow-run-as-root";
+	av[n++] = (char *)"--oversubscribe";
+	av[n++] = (char *)"--mca";
+	av[n++] = (char *)"pml";
+	av[n++] = (char *)"ob1";
+	if (o && o->hostfile) {
+		av[n++] = (char *)"--hostfile";
+		av[n++] = (char *)o->hostfile;
+		av[n++] = (char *)"--map-by";
+		av[n++] = (char *)"node";
+	}
+	for (char *const *a = o && o->args ? o->args : NULL; a && *a; a++)
+		av[n++] = *a;
+	av[n++] = (char *)"-np";
+	av[n++] = (char *)nps;
+	av[n++] = (char *)prog;
+	av[n] = NULL;
+	return av;
+}
+
+struct mj_job *mj_start_with(const char *mpirun, const char *pre,
+			     const char *pre_arg, const char *prog, int np,
+			     const char *dir)
+{
+	char *args[] = { (char *)pre, (char *)pre_arg, NULL };
+	struct mj_opts o = { .args = pre ? args : NULL };
+
+	return mj_start_opts(mpirun, prog, np, dir, &o);
+}
+
+struct mj_job *mj_start_opts(const char *mpirun, const char *prog, int np,
+			     const char *dir, const struct mj_opts *o)
+{
 	struct mj_job *j = xcalloc(1, sizeof(*j));
-	char nps[16];
+	char nps[16], **av;
 	pid_t parent = getpid();
 
 	snprintf(nps, sizeof(nps), "%d", np);
+	av = job_argv(mpirun, prog, nps, o);
 	j->out = xasprintf("%s/job.out", dir);
 	j->err = xasprintf("%s/job.err", dir);
+	j->cluster = o ? o->cluster : NULL;
 	j->pid = fork();
 	if (j->pid < 0) {
 		md_error("fork for %s: %s", mpirun, strerror(errno));
+		free(av);
 		free(j->out);
 		free(j->err);
 		free(j);
@@ -66,13 +125,16 @@ struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 	}
 	if (j->pid == 0) {
 		child_setup(parent, j->out, j->err);
-		execlp(mpirun, mpirun, "--allow-run-as-root", "--oversubscribe",
-		       "--mca", "pml", "ob1", "-np", nps, prog, (char *)NULL);
+		for (char *const *e = o && o->env ? o->env : NULL; e && *e; e++)
+			putenv(*e);
+		execvp(mpirun, av);
 		fprintf(stderr, "exec %s: %s\n", mpirun, strerror(errno));
 		_exit(127);
 	}
+	free(av);
 	/* Also here, so that a kill of the group cannot race the child. */
 	setpgid(j->pid, j->pid);
+	j->pid_start = mj_start_time(j->pid);
 	return j;
 }
 
@@ -155,6 +217,15 @@ static int read_stat(pid_t pid, char *state, pid_t *ppid,
 			 state, ppid, start) != 3)
 		return -MD_E_GONE;
 	return 0;
+}
+
+unsigned long long mj_start_time(pid_t pid)
+{
+	char st;
+	pid_t ppid;
+	unsigned long long start;
+
+	return read_stat(pid, &st, &ppid, &start) ? 0 : start;
 }
 
 char mj_proc_state(pid_t pid)
@@ -247,8 +318,17 @@ static bool any_rank_alive(const struct mj_job *j)
 
 void mj_end(struct mj_job *j)
 {
+	mj_end_all(j, NULL);
+}
+
+int mj_end_all(struct mj_job *j, char **left)
+{
+	int killed = 0;
+
+	if (left)
+		*left = NULL;
 	if (!j)
-		return;
+		return 0;
 	if (!j->reaped) {
 		mj_scan_ranks(j);
 		kill(j->pid, SIGTERM);
@@ -266,9 +346,14 @@ void mj_end(struct mj_job *j)
 		kill(-j->pid, SIGKILL);
 		reap(j, 0);
 	}
+	/* Remote ranks are no children of ours: their orted ends them when
+	 * mpirun goes; what is still there after a while is killed. */
+	if (j->cluster)
+		killed = mc_sweep(j->cluster, j->pid_start, 10000, left);
 	free(j->out);
 	free(j->err);
 	free(j);
+	return killed;
 }
 
 int mj_run(char *const argv[], const char *out, const char *err,

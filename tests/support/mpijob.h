@@ -10,6 +10,8 @@
 
 #define MJ_MAX_RANKS 64
 
+struct mc_cluster;
+
 struct mj_job {
 	pid_t pid;		/* mpirun, our child, in its own process group */
 	bool reaped;
@@ -20,6 +22,21 @@ struct mj_job {
 	pid_t ranks[MJ_MAX_RANKS];	/* rank pids seen (mpirun's children) */
 	unsigned long long start[MJ_MAX_RANKS];	/* their start times, so
 						 * a reused pid is never hit */
+	const struct mc_cluster *cluster;	/* hosts it runs on (borrowed,
+						 * outlives the job), or NULL */
+	unsigned long long pid_start;	/* mpirun's start time */
+};
+
+/* How mj_start_opts places and starts a job; every field may be NULL. */
+struct mj_opts {
+	const char *hostfile;	/* --hostfile FILE --map-by node */
+	char *const *env;	/* KEY=VALUE for mpirun's environment (and
+				 * so its daemons'), NULL-terminated */
+	char *const *args;	/* more mpirun arguments before prog,
+				 * NULL-terminated */
+	const struct mc_cluster *cluster;	/* set as j->cluster: mj_end
+						 * then ends what the job left
+						 * on those hosts */
 };
 
 /*
@@ -31,6 +48,26 @@ struct mj_job {
  */
 struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
 			const char *dir);
+/* The same spread over the hosts of an Open MPI hostfile (--map-by node:
+ * rank r on host r mod hosts); its ranks are not this machine's
+ * children, so mj_scan_ranks finds none.  mpirun gets this process's
+ * environment (scripts/test.sh exports the cluster's); mc_start_job
+ * (support/cluster.h) sets it itself and clears the hosts in mj_end. */
+struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
+			      const char *dir, const char *hostfile);
+
+/*
+ * mj_start with options (o may be NULL: same as mj_start).  The
+ * arguments are `mpirun --allow-run-as-root --oversubscribe --mca pml ob1
+ * [--hostfile F --map-by node] [args...] -np np prog`.
+ */
+struct mj_job *mj_start_opts(const char *mpirun, const char *prog, int np,
+			     const char *dir, const struct mj_opts *o);
+/* The same with mpirun option pre (NULL: none), e.g. "-x
+ * LD_PRELOAD=...", as two arguments pre and pre_arg. */
+struct mj_job *mj_start_with(const char *mpirun, const char *pre,
+			     const char *pre_arg, const char *prog, int np,
+			     const char *dir);
 
 /*
  * Wait until the job's stdout holds at least n lines starting with
@@ -55,6 +92,19 @@ int mj_wait_exit(struct mj_job *j, int timeout_ms);
  * mj_end(NULL) does nothing.
  */
 void mj_end(struct mj_job *j);
+
+/*
+ * mj_end, and for a job on a cluster (j->cluster) also: wait up to 10 s
+ * until no process started since mpirun is left on any host of it, then
+ * SIGKILL by pid (host pid namespace checked) those still there.  Returns
+ * how many had to be killed (0: ending mpirun ended everything), with a
+ * description of each in *left if left != NULL (free; NULL when 0).
+ */
+int mj_end_all(struct mj_job *j, char **left);
+
+/* Start time of pid (clock ticks since boot, /proc/PID/stat field 22), or
+ * 0 if it is gone. */
+unsigned long long mj_start_time(pid_t pid);
 
 /* One-letter state of pid from /proc/PID/stat, or 0 if it is gone. */
 char mj_proc_state(pid_t pid);

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Many-host benchmark (issue 10): attach -> report on ring jobs spread over
+# the hosts of a test cluster (scripts/cluster.sh, instance mdbench), 3
+# hosts x 16 ranks and 4 hosts x 32 ranks, with each launcher, --looks 1,
+# split into the front end's phases: agent start (launch until every agent
+# is ready), collection (the look on every host), transfer (until every
+# snapshot is in), merge.  Prints "name: value unit" lines; target: 4 x 32
+# in under 1.0 s.
+#
+#   scripts/bench-agents.sh BUILD_DIR
+#
+# Needs root (namespaces); without it, or without sshd, says why and exits 0.
+# REPEAT=n attaches n times per job and launcher and keeps the fastest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+bin=$(readlink -f "$build/mpi-deadlock")
+if [ "$(id -u)" -ne 0 ] || [ ! -x /usr/sbin/sshd ]; then
+	echo "bench-agents: skipped: needs root and openssh-server (scripts/cluster.sh)"
+	exit 0
+fi
+repeat=${REPEAT:-1}
+export MD_CLUSTER=${MD_BENCH_CLUSTER:-mdbench}
+mkdir -p "$build/bench"
+mpicc -g -O0 -o "$build/bench/ring" samples/ring.c
+out=$(mktemp)
+err=$(mktemp)
+hf=$(mktemp)
+mpirun_pid=
+end_job() {
+	[ -n "$mpirun_pid" ] || return 0
+	kill -TERM "$mpirun_pid" 2>/dev/null || true
+	for _ in $(seq 100); do kill -0 "$mpirun_pid" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL -- "-$mpirun_pid" 2>/dev/null || true
+	wait "$mpirun_pid" 2>/dev/null || true
+	mpirun_pid=
+}
+cleanup() {
+	end_job
+	scripts/cluster.sh down >/dev/null 2>&1 || true
+	rm -f "$out" "$err" "$hf"
+}
+trap cleanup EXIT
+hostfile=$(scripts/cluster.sh up 4 | tail -n 1)
+eval "$(scripts/cluster.sh env)"
+
+for cfg in "3 16" "4 32"; do
+	set -- $cfg
+	hosts=$1 n=$(( $1 * $2 )) name=agents_$1x$2
+	head -n "$hosts" "$hostfile" > "$hf"
+	setsid mpirun --allow-run-as-root --oversubscribe --hostfile "$hf" \
+		--map-by node --mca pml ob1 -np "$n" "$build/bench/ring" \
+		>"$out" 2>&1 </dev/null &
+	mpirun_pid=$!
+	for _ in $(seq 600); do
+		[ "$(grep -c '^MD-READY' "$out" || true)" -ge "$n" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	for launcher in ssh mpirun; do
+		best=
+		for _ in $(seq "$repeat"); do
+			t0=$(date +%s.%N)
+			"$bin" --attach "$mpirun_pid" --looks 1 --launcher "$launcher" \
+				-v --format json >/dev/null 2>"$err" || true
+			t1=$(date +%s.%N)
+			dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+			if [ -z "$best" ] || awk -v a="$dt" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+				best=$dt
+				line=$(grep 'agents on' "$err" || true)
+			fi
+		done
+		echo "${name}_${launcher}_total: $best s"
+		# "agents on 3 hosts: start 0.4 s, collection 0.2 s, transfer ..."
+		for phase in start collection transfer merge; do
+			v=$(sed -n "s/.* $phase \([0-9.]*\) s.*/\1/p" <<<"$line")
+			echo "${name}_${launcher}_${phase}: ${v:-?} s"
+		done
+	done
+	end_job
+done

@@ -1,0 +1,113 @@
+/*
+ * snapmerge.c - one snapshot out of several partial ones (a many-host
+ * job: the front end's own and one per agent).  Ranks are copied in rank
+ * order and their communicators interned in the order the rank refers to
+ * them, which is the order a one-host collection interns them in: the
+ * merged snapshot is the one a single collector would have written.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "md.h"
+#include "snap.h"
+
+static int comm_map(struct snap *dst, const struct snap *src, int ci)
+{
+	const struct snap_comm *c;
+
+	if (ci < 0 || ci >= src->ncomms)
+		return -1;
+	c = &src->comms[ci];
+	return snap_comm_intern(dst, c->id, c->name ? c->name : "", c->size,
+				c->group);
+}
+
+static void copy_ops(struct snap *dst, const struct snap *src,
+		     struct snap_rank *d, const struct snap_rank *r)
+{
+	d->ops = r->nops ? xmalloc((size_t)r->nops * sizeof(*d->ops)) : NULL;
+	for (int i = 0; i < r->nops; i++) {
+		struct snap_op *o = &d->ops[i];
+
+		*o = r->ops[i];
+		o->comm = comm_map(dst, src, r->ops[i].comm);
+		for (int k = 0; k < o->nextra && k < 5; k++)
+			o->extra[k] = snap_str(dst, r->ops[i].extra[k]);
+		o->req_type = snap_str(dst, r->ops[i].req_type);
+		o->datatype = snap_str(dst, r->ops[i].datatype);
+	}
+}
+
+static void copy_track(struct snap *dst, const struct snap *src,
+		       struct snap_rank *d, const struct snap_rank *r)
+{
+	d->track = r->ntrack ? xmalloc((size_t)r->ntrack * sizeof(*d->track))
+			     : NULL;
+	for (int i = 0; i < r->ntrack; i++) {
+		struct snap_track_rec *t = &d->track[i];
+
+		*t = r->track[i];
+		t->comm = comm_map(dst, src, r->track[i].comm);
+		t->call = snap_str(dst, t->call);
+		t->comm_name = snap_str(dst, t->comm_name);
+		t->datatype_name = snap_str(dst, t->datatype_name);
+		t->op_name = snap_str(dst, t->op_name);
+		t->func = snap_str(dst, t->func);
+		t->file = snap_str(dst, t->file);
+	}
+}
+
+static void copy_threads(struct snap *dst, struct snap_rank *d,
+			 const struct snap_rank *r)
+{
+	d->threads = r->nthreads ? xmalloc((size_t)r->nthreads *
+					   sizeof(*d->threads)) : NULL;
+	for (int t = 0; t < r->nthreads; t++) {
+		const struct snap_thread *st = &r->threads[t];
+		struct snap_thread *dt = &d->threads[t];
+
+		*dt = *st;
+		dt->mpi_call = snap_str(dst, st->mpi_call);
+		dt->frames = st->nframes ? xmalloc((size_t)st->nframes *
+						   sizeof(*dt->frames)) : NULL;
+		for (int f = 0; f < st->nframes; f++) {
+			dt->frames[f] = st->frames[f];
+			dt->frames[f].func = snap_str(dst, st->frames[f].func);
+			dt->frames[f].object = snap_str(dst,
+							st->frames[f].object);
+			dt->frames[f].file = snap_str(dst, st->frames[f].file);
+		}
+	}
+}
+
+void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
+{
+	const struct snap_rank *r = &src->ranks[rank];
+	struct snap_rank *d = &dst->ranks[rank];
+
+	free(d->members);
+	free(d->ops);
+	for (int t = 0; t < d->nthreads; t++)
+		free(d->threads[t].frames);
+	free(d->threads);
+	free(d->track);
+	*d = *r;
+	d->rank = rank;
+	d->host = snap_str(dst, r->host);
+	d->exe = snap_str(dst, r->exe);
+	d->collected_on = snap_str(dst, r->collected_on);
+	d->reason = snap_str(dst, r->reason);
+	d->mpi_call = snap_str(dst, r->mpi_call);
+	d->call_func = snap_str(dst, r->call_func);
+	d->call_file = snap_str(dst, r->call_file);
+	d->queues_reason = snap_str(dst, r->queues_reason);
+	d->members = r->nmembers ? xmalloc((size_t)r->nmembers *
+					   sizeof(*d->members)) : NULL;
+	for (int i = 0; i < r->nmembers; i++) {
+		d->members[i].comm = comm_map(dst, src, r->members[i].comm);
+		d->members[i].local_rank = r->members[i].local_rank;
+	}
+	copy_ops(dst, src, d, r);
+	copy_threads(dst, d, r);
+	copy_track(dst, src, d, r);
+}

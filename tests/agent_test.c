@@ -1,0 +1,254 @@
+/*
+ * agent_test.c - the parts of many-host collection that need no second
+ * host: merging partial snapshots, and the launcher's command line taken
+ * from the job's own settings.  The real agents are in e2e_agents_test.c.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../collector/launch.h"
+#include "md.h"
+#include "snap.h"
+#include "support/snapbuild.h"
+
+static char *written(const struct snap *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_eq(snap_write(s, f), 0);
+	fclose(f);
+	return text;
+}
+
+/* The part of s that host `keep` (ranks r with r % 2 == keep) would have
+ * sent: its ranks as read, the others "remote". */
+static struct snap *part_of(const struct snap *s, int keep)
+{
+	struct snap *p = snap_new();
+
+	snap_set_nranks(p, s->nranks);
+	/* Interned in another order than the whole: the merge renumbers. */
+	for (int i = s->ncomms - 1; i >= 0; i--)
+		snap_comm_intern(p, s->comms[i].id, s->comms[i].name,
+				 s->comms[i].size, s->comms[i].group);
+	for (int i = 0; i < s->nranks; i++) {
+		if (i % 2 == keep) {
+			snap_copy_rank(p, s, i);
+		} else {
+			p->ranks[i].state = SNAP_RANK_REMOTE;
+			p->ranks[i].reason = snap_str(p, "not given to this agent");
+		}
+	}
+	return p;
+}
+
+Test(agent, merging_partial_snapshots_gives_the_whole_one)
+{
+	struct snap *whole = sb_ring(6), *a, *b, *m;
+	int row[3] = { 4, 2, 0 };
+	char *x, *y;
+
+	/* sb_comm makes ranks 4, 2, 0 members of "row". */
+	sb_comm(whole, 7, "row", 3, row);
+	a = part_of(whole, 0);
+	b = part_of(whole, 1);
+	cr_assert_neq(a->comms[0].id, whole->comms[0].id,
+		      "the parts must number communicators differently");
+	m = snap_new();
+	m->looks = whole->looks;
+	m->interval_ms = whole->interval_ms;
+	snap_set_nranks(m, whole->nranks);
+	for (int i = 0; i < whole->nranks; i++)
+		snap_copy_rank(m, i % 2 ? b : a, i);
+	x = written(whole);
+	y = written(m);
+	cr_expect_str_eq(y, x);
+	free(x);
+	free(y);
+	snap_free(a);
+	snap_free(b);
+	snap_free(m);
+	snap_free(whole);
+}
+
+/* A stand-in for the job's mpirun: its command line carries --mca
+ * settings, its environment OMPI_MCA_* ones. */
+static pid_t fake_mpirun(const char *rsh_env)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		static char oob[] = "OMPI_MCA_oob_tcp_if_include=10.77.0.0/24",
+			    home[] = "HOME=/nowhere";
+		char env1[256];
+		char *envp[] = { env1, oob, home, NULL };
+
+		snprintf(env1, sizeof(env1), "OMPI_MCA_plm_rsh_agent=%s",
+			 rsh_env);
+		execle("/bin/sh", "sh", "-c", "sleep 30; true", "--mca",
+		       "btl_tcp_if_include", "10.77.0.0/24", (char *)NULL, envp);
+		_exit(127);
+	}
+	usleep(100000);
+	return pid;
+}
+
+static void end(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static char *joined(char **v)
+{
+	char *out = xstrdup("");
+
+	for (int i = 0; v && v[i]; i++) {
+		char *n = xasprintf("%s%s%s", out, i ? " " : "", v[i]);
+
+		free(out);
+		out = n;
+	}
+	return out;
+}
+
+Test(agent, ssh_launcher_uses_the_jobs_plm_rsh_agent_in_batch_mode)
+{
+	pid_t job = fake_mpirun("ssh -F /etc/md-test/ssh_config");
+	struct ag_opts o = { .launcher = AG_LAUNCH_AUTO,
+			     .agent = "/opt/md/bin/mpi-deadlock" };
+	struct ln_ctx l;
+	char **argv, *text;
+
+	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
+	end(job);
+	cr_expect_eq(l.launcher, AG_LAUNCH_SSH);
+	cr_expect_str_eq(l.rsh_from, "the job's OMPI_MCA_plm_rsh_agent");
+	argv = ln_argv(&l, "node2");
+	text = joined(argv);
+	cr_expect_str_eq(text, "ssh -F /etc/md-test/ssh_config -o BatchMode=yes "
+			       "-T node2 '/opt/md/bin/mpi-deadlock' 'agent'");
+	free(text);
+	ln_argv_free(argv);
+	ln_free(&l);
+}
+
+Test(agent, rsh_option_wins_and_is_not_given_ssh_options)
+{
+	pid_t job = fake_mpirun("ssh : rsh");
+	struct ag_opts o = { .launcher = AG_LAUNCH_SSH, .rsh = "/x/myrsh -q",
+			     .agent = "/a b/mpi-deadlock" };
+	struct ln_ctx l;
+	char **argv, *text;
+
+	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
+	end(job);
+	argv = ln_argv(&l, "node3");
+	text = joined(argv);
+	cr_expect_str_eq(text, "/x/myrsh -q node3 '/a b/mpi-deadlock' 'agent'");
+	free(text);
+	ln_argv_free(argv);
+	ln_free(&l);
+}
+
+Test(agent, mpirun_launcher_is_the_jobs_own_with_its_settings)
+{
+	pid_t job = fake_mpirun("ssh");
+	struct ag_opts o = { .launcher = AG_LAUNCH_MPIRUN,
+			     .agent = "/opt/md/bin/mpi-deadlock" };
+	struct ln_ctx l;
+	char **argv, *text, *want;
+
+	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
+	end(job);
+	argv = ln_argv(&l, "node1");
+	text = joined(argv);
+	want = xasprintf("/usr/bin/orterun --mca btl_tcp_if_include "
+			 "10.77.0.0/24 %s--host node1 -np 1 "
+			 "/opt/md/bin/mpi-deadlock agent",
+			 geteuid() == 0 ? "--allow-run-as-root " : "");
+	cr_expect_str_eq(text, want);
+	cr_expect_not_null(l.env);
+	free(want);
+	want = joined(l.env);
+	cr_expect_str_eq(want, "OMPI_MCA_plm_rsh_agent=ssh "
+			       "OMPI_MCA_oob_tcp_if_include=10.77.0.0/24");
+	free(want);
+	free(text);
+	ln_argv_free(argv);
+	ln_free(&l);
+}
+
+Test(agent, open_mpi_alternatives_take_the_first_remote_shell)
+{
+	char **v = ln_split("  ssh -x : rsh");
+	char *t = joined(v);
+
+	cr_expect_str_eq(t, "ssh -x");
+	free(t);
+	ln_argv_free(v);
+}
+
+/* Run `sh -c cmd` and return its stdout (heap) and exit status. */
+static char *sh_out(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	char *text = NULL;
+	size_t len = 0;
+
+	cr_assert_not_null(p);
+	if (getdelim(&text, &len, 0, p) < 0) {
+		free(text);
+		text = xstrdup("");
+	}
+	*status = pclose(p);
+	return text;
+}
+
+Test(agent, agent_refuses_a_front_end_of_another_version)
+{
+	const char *bin = getenv("MD_BIN");
+	char *cmd, *out, *want;
+	int st;
+
+	if (!bin)
+		cr_skip_test("MD_BIN is not set (run through make)");
+	cmd = xasprintf("printf 'hello 1 0.0.9 1\\n' | %s agent 2>/dev/null",
+			bin);
+	out = sh_out(cmd, &st);
+	cr_expect_eq(WEXITSTATUS(st), 3);
+	want = xasprintf("refused agent is mpi-deadlock %s (protocol %d, "
+			 "snapshot %d)\n", MD_VERSION, AG_PROTO, SNAP_VERSION);
+	cr_expect(strstr(out, want), "%s", out);
+	cr_expect(!strncmp(out, AG_MAGIC " ", strlen(AG_MAGIC) + 1), "%s", out);
+	free(want);
+	free(out);
+	free(cmd);
+}
+
+Test(agent, agent_ends_when_its_input_closes_before_any_look)
+{
+	const char *bin = getenv("MD_BIN");
+	char *cmd, *out;
+	int st;
+
+	if (!bin)
+		cr_skip_test("MD_BIN is not set (run through make)");
+	cmd = xasprintf("printf 'hello 1 %s %d\\njob 2 1\\nrank 0 %d /bin/sh\\n"
+			"go\\n' | %s agent 2>&1 >/dev/null", MD_VERSION,
+			SNAP_VERSION, (int)getpid(), bin);
+	out = sh_out(cmd, &st);
+	cr_expect_eq(WEXITSTATUS(st), 3);
+	cr_expect(strstr(out, "the input closed: every rank was detached and "
+			      "runs on"), "%s", out);
+	free(out);
+	free(cmd);
+}
