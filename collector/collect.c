@@ -267,18 +267,6 @@ static bool same_state(const struct snap_rank *a, const struct snap_rank *b)
 	return true;
 }
 
-static void free_rank_data(struct snap_rank *r)
-{
-	int i;
-
-	for (i = 0; i < r->nthreads; i++)
-		free(r->threads[i].frames);
-	free(r->threads);
-	free(r->ops);
-	free(r->members);
-	free(r->track);
-}
-
 /* Keep the newest look of rank i in the snapshot, judging progress. */
 static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 {
@@ -296,7 +284,7 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 		fresh->progress = SNAP_PROGRESS_STABLE;
 	else
 		fresh->progress = SNAP_PROGRESS_CHANGED;
-	free_rank_data(r);
+	snap_rank_free_data(r);
 	*r = *fresh;
 }
 
@@ -314,12 +302,12 @@ static void read_all(struct col *c, int look)
 		progress(c, "reading", i + 1, s->nranks);
 		rc = col_read_rank(&cr, &fresh);
 		if (rc == -MD_E_GONE) {
-			free_rank_data(&fresh);
+			snap_rank_free_data(&fresh);
 			mark(c, i, SNAP_RANK_GONE, "exited during collection");
 			continue;
 		}
 		if (rc < 0) {
-			free_rank_data(&fresh);
+			snap_rank_free_data(&fresh);
 			mark(c, i, SNAP_RANK_UNREAD, md_strerror(rc));
 			continue;
 		}

@@ -68,18 +68,17 @@ int dt_field_offset(const struct dt_type *type, const char *field);
 #define DT_OMPI_INCDIR "/usr/lib/x86_64-linux-gnu/openmpi/include"
 
 /*
- * Compile the type provider (collector/typeprov/ompi_types.c, installed
- * as $(PREFIX)/share/mpi-deadlock/ompi_types.c) with "cc -g -c" against
- * the Open MPI headers in incdir (NULL: $MD_OMPI_INCDIR, else
- * DT_OMPI_INCDIR) into cache_dir (NULL: $XDG_CACHE_HOME/mpi-deadlock or
- * ~/.cache/mpi-deadlock).  The object is named by a hash of the provider
- * source, the headers' path, size and mtime, so it is built once and
- * reused.  The provider source is looked for in $MD_TYPEPROV_DIR, in the
- * folder compiled in with -DMD_TYPEPROV_DIR="...", in
- * <exe dir>/../share/mpi-deadlock and in <exe dir>/../collector/typeprov.
- * Returns 0, *obj_path and *how ("type provider compiled from Open MPI
- * 4.1.4 headers (<incdir>) into <obj>"; both owned by the caller), or
- * -MD_E_NOTYPES after reporting what is missing and the fix.
+ * Compile the type provider (collector/typeprov/ompi_types.c and
+ * peruse.h, compiled into the binary by scripts/embed.sh) with
+ * "cc -g -c" against the Open MPI headers in incdir (NULL:
+ * $MD_OMPI_INCDIR, else DT_OMPI_INCDIR) into cache_dir (NULL:
+ * $XDG_CACHE_HOME/mpi-deadlock or ~/.cache/mpi-deadlock).  The object is
+ * named by a hash of the provider source, the headers' path, size and
+ * mtime, so it is built once and reused.  Returns 0, *obj_path and *how
+ * ("type provider compiled from Open MPI 4.1.4 headers (<incdir>) into
+ * <obj>"; both owned by the caller), or -MD_E_NOTYPES after reporting
+ * the cause (no headers, no compiler, headers that do not compile, a
+ * cache folder that cannot be written) and its fix.
  */
 int dt_provider_build(const char *cache_dir, const char *incdir,
 		      char **obj_path, char **how);

@@ -3,7 +3,8 @@
  * libmpi without DWARF and without a debug file, compile
  * collector/typeprov/ompi_types.c with -g against the installed Open MPI
  * headers, once, into a cache folder, and read the layouts from that
- * object's DWARF.
+ * object's DWARF.  The providers' sources are in the binary
+ * (scripts/embed.sh), so every build and install has them.
  */
 #include "dwtypes.h"
 
@@ -29,48 +30,11 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool provider_in(const char *dir)
-{
-	char *c = xasprintf("%s/ompi_types.c", dir);
-	char *h = xasprintf("%s/peruse.h", dir);
-	bool ok = is_file(c) && is_file(h);
-
-	free(c);
-	free(h);
-	return ok;
-}
-
-/* The folder holding ompi_types.c and peruse.h, or NULL. */
-static char *provider_dir(void)
-{
-	const char *env = getenv("MD_TYPEPROV_DIR");
-	char exe[PATH_MAX], *slash, *dir;
-	ssize_t n;
-
-	if (env && *env)
-		return provider_in(env) ? xstrdup(env) : NULL;
-#ifdef MD_TYPEPROV_DIR
-	if (provider_in(MD_TYPEPROV_DIR))
-		return xstrdup(MD_TYPEPROV_DIR);
-#endif
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	dir = xasprintf("%s/../share/mpi-deadlock", exe);
-	if (provider_in(dir))
-		return dir;
-	free(dir);
-	dir = xasprintf("%s/../collector/typeprov", exe);
-	if (provider_in(dir))
-		return dir;
-	free(dir);
-	return NULL;
-}
+/* The providers' sources (the Makefile's gen/typeprov.c). */
+extern const unsigned char md_embed_ompi_types_c[], md_embed_ob1_types_c[],
+	md_embed_peruse_h[];
+extern const unsigned long md_embed_ompi_types_c_len,
+	md_embed_ob1_types_c_len, md_embed_peruse_h_len;
 
 static char *default_cache_dir(void)
 {
@@ -117,25 +81,12 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-static uint64_t fnv_file(uint64_t h, const char *dir, const char *name)
-{
-	char buf[8192], *path = xasprintf("%s/%s", dir, name);
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	free(path);
-	if (!f)
-		return h;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		h = fnv(h, buf, n);
-	fclose(f);
-	return h;
-}
-
 /* A changed provider source is a new object. */
-static uint64_t fnv_provider(uint64_t h, const char *src, const char *name)
+static uint64_t fnv_provider(uint64_t h, const unsigned char *code,
+			     unsigned long len)
 {
-	return fnv_file(fnv_file(h, src, name), src, "peruse.h");
+	h = fnv(h, code, len);
+	return fnv(h, md_embed_peruse_h, md_embed_peruse_h_len);
 }
 
 /* Identity of the headers: path, size and mtime of the two files that
@@ -183,26 +134,19 @@ static char *headers_version(const char *incdir)
 	return xasprintf("%d.%d.%d", v[0], v[1], v[2]);
 }
 
-static int copy_file(const char *from, const char *to)
+static int write_file(const char *path, const unsigned char *data,
+		      unsigned long len)
 {
-	char buf[8192];
-	size_t n;
-	FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+	FILE *f = fopen(path, "w");
 	int ret = 0;
 
-	if (!in || !out) {
-		md_error("copying %s to %s: %s", from, to, strerror(errno));
+	if (!f || fwrite(data, 1, len, f) != len)
 		ret = -MD_E_SYS;
-	}
-	while (!ret && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			ret = -MD_E_SYS;
-	if (out && fclose(out) != 0 && !ret) {
-		md_error("writing %s: %s", to, strerror(errno));
+	if (f && fclose(f) != 0)
 		ret = -MD_E_SYS;
-	}
-	if (in)
-		fclose(in);
+	if (ret)
+		md_error("type provider: writing %s: %s", path,
+			 strerror(errno ? errno : EIO));
 	return ret;
 }
 
@@ -231,22 +175,41 @@ static int run_cc(char *const argv[], const char *log)
 
 /* What one provider is compiled from. */
 struct prov {
-	const char *src;	/* folder of the provider sources */
+	const unsigned char *code;	/* the provider's source */
+	unsigned long len;
 	const char *name;	/* "ompi_types.c" or "ob1_types.c" */
 	const char *incdir;	/* installed headers */
 	const char *srcdir;	/* Open MPI source tree, or NULL */
 };
 
-/* Compile into dir/out.o; work files stay in dir (a fresh folder).  The
- * installed headers come first, so the installed config headers (those
- * of the build that runs) win over anything in a source tree. */
+/* Why cc failed, and the fix, from its exit status. */
+static void report_cc(const char *cc, int st, const struct prov *p,
+		      const char *c, const char *log)
+{
+	if (st == 127)
+		md_error("type provider: cannot run the C compiler '%s' (see "
+			 "%s): install one (apt-get install gcc) or set CC",
+			 cc, log);
+	else
+		md_error("type provider: %s -g -c %s failed against the Open "
+			 "MPI headers in %s%s%s (compiler output in %s): they "
+			 "are not those of an Open MPI 4.x this provider "
+			 "knows; set MD_OMPI_INCDIR to the include folder of "
+			 "the job's Open MPI",
+			 cc, c, p->incdir, p->srcdir ? " and sources in " : "",
+			 p->srcdir ? p->srcdir : "", log);
+}
+
+/* Write the sources into dir (a fresh folder) and compile them into
+ * obj; work files stay in dir.  The installed headers come first, so the
+ * installed config headers (those of the build that runs) win over
+ * anything in a source tree. */
 static int compile_provider(const struct prov *p, const char *dir,
 			    const char *obj)
 {
 	char *inc = xasprintf("%s/inc/ompi/peruse", dir);
-	char *peruse_to = xasprintf("%s/peruse.h", inc);
-	char *peruse_from = xasprintf("%s/peruse.h", p->src);
-	char *c = xasprintf("%s/%s", p->src, p->name);
+	char *peruse = xasprintf("%s/peruse.h", inc);
+	char *c = xasprintf("%s/%s", dir, p->name);
 	char *i1 = xasprintf("-I%s/inc", dir);
 	char *i2 = xasprintf("-I%s/openmpi", p->incdir);
 	char *i3 = xasprintf("-I%s", p->incdir);
@@ -255,22 +218,19 @@ static int compile_provider(const struct prov *p, const char *dir,
 	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
 	char *argv[] = { (char *)cc, (char *)"-g", (char *)"-c", (char *)"-o",
 			 (char *)obj, c, i1, i2, i3, i4, NULL };
-	int ret = mkdir_p(inc);
+	int ret = mkdir_p(inc), st;
 
 	if (!ret)
-		ret = copy_file(peruse_from, peruse_to);
-	if (!ret && run_cc(argv, log) != 0) {
-		md_error("%s -g -c %s %s %s %s %s failed (output in %s): the "
-			 "Open MPI headers in %s%s%s do not compile; install "
-			 "libopenmpi-dev or the MPI's debug symbols", cc, c, i1,
-			 i2, i3, i4 ? i4 : "", log, p->incdir,
-			 p->srcdir ? " and sources in " : "",
-			 p->srcdir ? p->srcdir : "");
+		ret = write_file(peruse, md_embed_peruse_h,
+				 md_embed_peruse_h_len);
+	if (!ret)
+		ret = write_file(c, p->code, p->len);
+	if (!ret && (st = run_cc(argv, log)) != 0) {
+		report_cc(cc, st, p, c, log);
 		ret = -MD_E_NOTYPES;
 	}
 	free(inc);
-	free(peruse_to);
-	free(peruse_from);
+	free(peruse);
 	free(c);
 	free(i1);
 	free(i2);
@@ -316,7 +276,7 @@ static int build_in(const struct prov *p, const char *cache,
 int dt_provider_build(const char *cache_dir, const char *incdir,
 		      char **obj_path, char **how)
 {
-	char *src = provider_dir(), *cache, *final, *version, *hdr;
+	char *cache, *final, *version, *hdr;
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int ret = 0;
 
@@ -325,27 +285,24 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 		incdir = getenv("MD_OMPI_INCDIR") && *getenv("MD_OMPI_INCDIR")
 				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
 	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
-	if (!src || !is_file(hdr)) {
-		if (!src)
-			md_error("type provider: ompi_types.c and peruse.h not "
-				 "found in $MD_TYPEPROV_DIR, <exe>/../share/"
-				 "mpi-deadlock or <exe>/../collector/typeprov;"
-				 " reinstall mpi-deadlock");
-		else
-			md_error("type provider: no Open MPI headers (%s); "
-				 "install libopenmpi-dev or set MD_OMPI_INCDIR",
-				 hdr);
-		free(src);
+	if (!is_file(hdr)) {
+		md_error("type provider: no Open MPI headers: %s is not there; "
+			 "install them (apt-get install libopenmpi-dev) or set "
+			 "MD_OMPI_INCDIR to the include folder of the job's "
+			 "Open MPI",
+			 hdr);
 		free(hdr);
 		return -MD_E_NOTYPES;
 	}
-	h = fnv_provider(h, src, "ompi_types.c");
+	h = fnv_provider(h, md_embed_ompi_types_c, md_embed_ompi_types_c_len);
 	h = fnv_headers(fnv(h, incdir, strlen(incdir)), incdir);
 	cache = cache_dir ? xstrdup(cache_dir) : default_cache_dir();
 	final = xasprintf("%s/ompi-types-%016llx.o", cache,
 			  (unsigned long long)h);
 	if (!is_file(final)) {
-		struct prov p = { src, "ompi_types.c", incdir, NULL };
+		struct prov p = { md_embed_ompi_types_c,
+				  md_embed_ompi_types_c_len, "ompi_types.c",
+				  incdir, NULL };
 
 		ret = build_in(&p, cache, final);
 	}
@@ -360,7 +317,6 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 	free(version);
 	free(cache);
 	free(hdr);
-	free(src);
 	return ret;
 }
 
@@ -378,17 +334,20 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 	if (!ret) {
 		ret = dt_index_open(obj, out, NULL);
 		if (ret == -MD_E_NOTYPES)
-			md_error("type provider %s has no DWARF: was it "
-				 "compiled without -g?", obj);
+			md_error("type provider %s has no DWARF although it "
+				 "was compiled with -g: set CC to a compiler "
+				 "that writes DWARF",
+				 obj);
 	}
 	if (!ret) {
 		dt_index_set_source(*out, how);
 	} else {
+		/* The provider said why it failed, and the fix, above. */
 		md_error("no type information for %s, so no message queues: "
-			 "install its debug symbols (a debug file under %s, by "
-			 "build-id or .gnu_debuglink), or the Open MPI "
-			 "development headers (libopenmpi-dev) for the type "
-			 "provider, or use an Open MPI built with -g",
+			 "it has no DWARF and no debug file under %s (install "
+			 "its debug symbols, by build-id or .gnu_debuglink, or "
+			 "use an Open MPI built with -g), and the type provider "
+			 "failed as said above",
 			 libmpi_path, DF_DEBUG_ROOT);
 		ret = -MD_E_NOTYPES;
 	}
@@ -478,7 +437,7 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 			  const char *srcdir, char **obj_path, char **how,
 			  char **why)
 {
-	char *src = provider_dir(), *cache, *final, *version, *hdr, *tree;
+	char *cache, *final, *version, *hdr, *tree;
 	uint64_t h = 0xcbf29ce484222325ULL;
 	int ret = 0;
 
@@ -488,13 +447,11 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
 	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
 	version = headers_version(incdir);
-	if (!src || !is_file(hdr)) {
-		*why = !src ? xstrdup("the type provider's sources are not "
-				      "installed; reinstall mpi-deadlock")
-			    : xasprintf("no Open MPI headers (%s); install "
-					"libopenmpi-dev or set MD_OMPI_INCDIR",
-					hdr);
-		free(src);
+	if (!is_file(hdr)) {
+		*why = xasprintf("no Open MPI headers: %s is not there; install "
+				 "them (apt-get install libopenmpi-dev) or set "
+				 "MD_OMPI_INCDIR",
+				 hdr);
 		free(hdr);
 		free(version);
 		return -MD_E_NOTYPES;
@@ -502,18 +459,19 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 	free(hdr);
 	tree = ob1_srcdir(srcdir, version, why);
 	if (!tree) {
-		free(src);
 		free(version);
 		return -MD_E_NOTYPES;
 	}
-	h = fnv_provider(h, src, "ob1_types.c");
+	h = fnv_provider(h, md_embed_ob1_types_c, md_embed_ob1_types_c_len);
 	h = fnv_headers(fnv(h, incdir, strlen(incdir)), incdir);
 	h = fnv_ob1_sources(h, tree);
 	cache = cache_dir ? xstrdup(cache_dir) : default_cache_dir();
 	final = xasprintf("%s/ob1-types-%016llx.o", cache,
 			  (unsigned long long)h);
 	if (!is_file(final)) {
-		struct prov p = { src, "ob1_types.c", incdir, tree };
+		struct prov p = { md_embed_ob1_types_c,
+				  md_embed_ob1_types_c_len, "ob1_types.c",
+				  incdir, tree };
 
 		ret = build_in(&p, cache, final);
 	}
@@ -523,13 +481,13 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 				 "%s sources in %s with the installed headers "
 				 "(%s) into %s", version, tree, incdir, final);
 	} else {
-		*why = xasprintf("the ob1 type provider did not compile");
+		*why = xasprintf("the ob1 type provider did not compile (the "
+				 "reason is above)");
 		free(final);
 	}
 	free(version);
 	free(cache);
 	free(tree);
-	free(src);
 	return ret;
 }
 

@@ -273,6 +273,11 @@ struct snap *snap_new(void);
 /* Frees s and all it owns; snap_free(NULL) does nothing. */
 void snap_free(struct snap *s);
 
+/* Free what one rank owns (its threads' frames, threads, ops, members);
+ * the strings stay in the snapshot's pool.  The rank itself is not freed
+ * and its counts are left as they were. */
+void snap_rank_free_data(struct snap_rank *r);
+
 /* Intern a string in s: the result lives as long as s.  NULL stays NULL. */
 const char *snap_str(struct snap *s, const char *str);
 

@@ -17,7 +17,6 @@
 #   default: build "1024 65536 1048576" "ring wildcard collective
 #   bystanders" "ring"
 # Snapshots are cached in $BENCH_DIR (default /tmp/mpi-deadlock-bench);
-# MD_READ_THREADS=n reads with n threads (default: the online CPUs).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}

@@ -55,7 +55,7 @@ struct snap *snap_new(void)
 	return s;
 }
 
-static void rank_free_arrays(struct snap_rank *r)
+void snap_rank_free_data(struct snap_rank *r)
 {
 	for (int t = 0; t < r->nthreads; t++)
 		free(r->threads[t].frames);
@@ -72,7 +72,7 @@ void snap_free(struct snap *s)
 	if (!s)
 		return;
 	for (int i = 0; i < s->nranks; i++)
-		rank_free_arrays(&s->ranks[i]);
+		snap_rank_free_data(&s->ranks[i]);
 	free(s->ranks);
 	for (int i = 0; i < s->ncomms; i++) {
 		free(s->comms[i].group);
@@ -98,14 +98,18 @@ static char *pool_alloc(struct snap_pool *p, size_t n)
 	struct pool_chunk *c = p->chunks;
 
 	if (!c || c->cap - c->used < n) {
-		size_t cap = n > POOL_CHUNK / 4 ? n : POOL_CHUNK;
+		/* Chunks grow from 1 KiB: a small snapshot stays small. */
+		size_t next = c ? (c->cap < POOL_CHUNK ? 2 * c->cap : POOL_CHUNK)
+				: 1024;
+		bool big = n > POOL_CHUNK / 4;
+		size_t cap = big ? n : next < n ? POOL_CHUNK : next;
 
 		c = xmalloc(sizeof(*c) + cap);
 		c->used = 0;
 		c->cap = cap;
 		/* A big string gets its own chunk behind the current one so
 		 * the current chunk's free space is not lost. */
-		if (cap != POOL_CHUNK && p->chunks) {
+		if (big && p->chunks) {
 			c->next = p->chunks->next;
 			p->chunks->next = c;
 		} else {
@@ -185,7 +189,7 @@ void snap_set_nranks(struct snap *s, int n)
 	if (n < 0)
 		n = 0;
 	for (int i = n; i < s->nranks; i++)
-		rank_free_arrays(&s->ranks[i]);
+		snap_rank_free_data(&s->ranks[i]);
 	s->ranks = xrealloc(s->ranks, (size_t)n * sizeof(*s->ranks));
 	if (n > s->nranks)
 		memset(s->ranks + s->nranks, 0,

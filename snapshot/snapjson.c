@@ -1,286 +1,524 @@
 /*
- * snapjson.c - typed, checked access to the values captured from a
- * snapshot line, and the reader's one-line error messages
- * (file:line:column).  The checks and messages are those of the json-c
- * reader this replaced: a value's JSON type decides, as json-c's did.
+ * snapjson.c - one snapshot line parsed by yajl into a flat tree of
+ * nodes (no malloc per value), typed access to them, and the reader's
+ * one-line error messages (file:line:column).
  */
 #include "snapjson.h"
 
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <yajl/yajl_parse.h>
+
 #include "md.h"
 
-/* Column (1-based) of "key" used as a key in the current line, or 1. */
-static long key_column(const struct snaprd *r, const char *key)
+/* The format nests 5 deep (rank, threads, thread, frames, frame). */
+#define SNAPJS_DEPTH 16
+
+struct snapjs_parse {
+	yajl_handle h;
+	int open[SNAPJS_DEPTH];	/* the open arrays and objects */
+	int last[SNAPJS_DEPTH];	/* their last child so far, 0 if none */
+	int depth;
+	int values;		/* top-level values in the line */
+	size_t prev;		/* offset after the previous token */
+	const char *key;	/* the key of the value that follows */
+	uint32_t khash;
+	int keycol;
+	const char *cancel;	/* why a callback stopped the parse */
+};
+
+int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 {
-	size_t klen = key ? strlen(key) : 0;
+	char msg[512], at[64] = "";
+	va_list ap;
+	int n = 0;
 
-	for (size_t i = 0; key && i + klen + 2 <= r->len; i++) {
-		size_t j = i + klen + 2;
+	if (j->at_comm >= 0)
+		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",
+			      j->at_comm);
+	if (j->at_rank >= 0)
+		n += snprintf(at + n, sizeof(at) - n, "rank %d: ", j->at_rank);
+	if (j->at_op >= 0)
+		snprintf(at + n, sizeof(at) - n, "op %d: ", j->at_op);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	md_error("%s:%ld:%ld: %s%s", j->name, j->lineno, col, at, msg);
+	return -MD_E_INPUT;
+}
 
-		if (r->line[i] != '"' || memcmp(r->line + i + 1, key, klen) ||
-		    r->line[i + klen + 1] != '"')
-			continue;
-		while (j < r->len && (r->line[j] == ' ' || r->line[j] == '\t'))
-			j++;
-		if (j < r->len && r->line[j] == ':')
-			return (long)i + 1;
+/* A NUL-ended copy in the line's text, which was sized for the whole
+ * line up front (a decoded token never outgrows its JSON text plus its
+ * NUL), so the pointers stay valid. */
+static const char *copy(struct snapjs *j, const void *s, size_t len)
+{
+	char *p = j->text + j->textlen;
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	j->textlen += len + 1;
+	return p;
+}
+
+/* The column where the token after the previous one starts. */
+static int start_col(const struct snapjs *j)
+{
+	size_t i = j->p->prev;
+
+	for (; i < j->len; i++) {
+		char c = j->line[i];
+
+		if (c != ' ' && c != '\t' && c != '\r' && c != ',' && c != ':')
+			break;
+	}
+	return (int)i + 1;
+}
+
+/* A new node in the current container (or the line's value). */
+static struct snapjs_node *node(struct snapjs *j, int type)
+{
+	struct snapjs_parse *p = j->p;
+	struct snapjs_node *n;
+	int idx = j->nnodes;
+
+	if (!p->depth && p->values++) {
+		p->cancel = "a second JSON value on the line";
+		return NULL;
+	}
+	if (j->nnodes == j->nodecap) {
+		j->nodecap = j->nodecap ? 2 * j->nodecap : 32;
+		j->nodes = xrealloc(j->nodes, (size_t)j->nodecap * sizeof(*n));
+	}
+	n = &j->nodes[j->nnodes++];
+	memset(n, 0, sizeof(*n));
+	n->type = (uint8_t)type;
+	if (p->depth) {
+		struct snapjs_node *parent = &j->nodes[p->open[p->depth - 1]];
+		int *last = &p->last[p->depth - 1];
+
+		if (*last)
+			j->nodes[*last].next = idx;
+		else
+			parent->first = idx;
+		*last = idx;
+		parent->n++;
+		if (parent->type == SNAPJS_OBJ) {
+			n->key = p->key;
+			n->khash = p->khash;
+			n->col = p->keycol;
+		}
+	}
+	if (!n->col)
+		n->col = start_col(j);
+	p->prev = yajl_get_bytes_consumed(p->h);
+	return n;
+}
+
+static int scalar(void *ctx, int type, const void *s, size_t len, bool b)
+{
+	struct snapjs *j = ctx;
+	struct snapjs_node *n = node(j, type);
+
+	if (!n)
+		return 0;
+	n->b = b;
+	if (s) {
+		n->s = copy(j, s, len);
+		n->len = len;
 	}
 	return 1;
 }
 
-static int vfail(const struct snaprd *r, long col, const char *fmt, va_list ap)
+static int cb_null(void *ctx)
 {
-	char msg[512], at[64] = "";
-	int n = 0;
+	return scalar(ctx, SNAPJS_NULL, NULL, 0, false);
+}
 
-	if (r->par)
+static int cb_bool(void *ctx, int b)
+{
+	return scalar(ctx, SNAPJS_BOOL, NULL, 0, b);
+}
+
+/* yajl checked the number's syntax. */
+static int cb_number(void *ctx, const char *s, size_t len)
+{
+	struct snapjs *j = ctx;
+	size_t i = s[0] == '-';
+	struct snapjs_node *n;
+
+	if (!scalar(ctx, SNAPJS_NUM, s, len, false))
+		return 0;
+	n = &j->nodes[j->nnodes - 1];
+	n->neg = i;
+	n->integer = true;
+	for (; i < len; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+
+		if (d > 9) {
+			n->integer = false;
+			break;
+		}
+		if (n->u > (UINT64_MAX - d) / 10)
+			n->big = true;
+		n->u = n->u * 10 + d;
+	}
+	return 1;
+}
+
+static int cb_string(void *ctx, const unsigned char *s, size_t len)
+{
+	return scalar(ctx, SNAPJS_STR, s, len, false);
+}
+
+static int open_node(void *ctx, int type)
+{
+	struct snapjs *j = ctx;
+	struct snapjs_parse *p = j->p;
+
+	if (p->depth == SNAPJS_DEPTH) {
+		p->cancel = "nesting deeper than 16 levels";
+		return 0;
+	}
+	if (!node(j, type))
+		return 0;
+	p->open[p->depth] = j->nnodes - 1;
+	p->last[p->depth++] = 0;
+	return 1;
+}
+
+static int cb_start_map(void *ctx)
+{
+	return open_node(ctx, SNAPJS_OBJ);
+}
+
+static int cb_start_array(void *ctx)
+{
+	return open_node(ctx, SNAPJS_ARR);
+}
+
+static int cb_end(void *ctx)
+{
+	struct snapjs *j = ctx;
+
+	j->p->depth--;
+	j->p->prev = yajl_get_bytes_consumed(j->p->h);
+	return 1;
+}
+
+static int cb_key(void *ctx, const unsigned char *k, size_t len)
+{
+	struct snapjs *j = ctx;
+	struct snapjs_parse *p = j->p;
+
+	p->keycol = start_col(j);
+	p->key = copy(j, k, len);
+	p->khash = snapjs_khash(p->key, len);
+	p->prev = yajl_get_bytes_consumed(p->h);
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+void snapjs_init(struct snapjs *j, struct snap *s, const char *name)
+{
+	memset(j, 0, sizeof(*j));
+	j->name = name;
+	j->s = s;
+	j->at_comm = j->at_rank = j->at_op = -1;
+	j->p = xcalloc(1, sizeof(*j->p));
+	j->p->h = yajl_alloc(&callbacks, NULL, j);
+	if (!j->p->h) {
+		md_error("yajl_alloc: out of memory");
+		abort();
+	}
+	/* One handle for all lines: one value per line, checked here. */
+	yajl_config(j->p->h, yajl_allow_multiple_values, 1);
+}
+
+void snapjs_done(struct snapjs *j)
+{
+	if (j->p)
+		yajl_free(j->p->h);
+	free(j->p);
+	free(j->nodes);
+	free(j->text);
+	memset(j, 0, sizeof(*j));
+}
+
+/* yajl's own words ("lexical error: invalid char in json text.") at the
+ * column where it stopped. */
+static int parse_error(struct snapjs *j)
+{
+	size_t at = yajl_get_bytes_consumed(j->p->h);
+	unsigned char *msg;
+	int ret;
+
+	/* It counts the byte or token it stopped at. */
+	if (at > j->len)
+		at = j->len;
+	if (j->p->cancel)
+		return snapjs_fail(j, start_col(j), "%s", j->p->cancel);
+	msg = yajl_get_error(j->p->h, 0, NULL, 0);
+	msg[strcspn((char *)msg, "\n")] = '\0';
+	ret = snapjs_fail(j, at ? (long)at : 1, "invalid JSON: %s",
+			  (char *)msg);
+	yajl_free_error(j->p->h, msg);
+	return ret;
+}
+
+int snapjs_parse_line(struct snapjs *j)
+{
+	struct snapjs_parse *p = j->p;
+
+	if (2 * j->len + 16 > j->textcap) {
+		j->textcap = 2 * j->len + 16;
+		j->text = xrealloc(j->text, j->textcap);
+	}
+	j->textlen = 0;
+	j->nnodes = 0;
+	p->depth = p->values = 0;
+	p->prev = 0;
+	p->cancel = NULL;
+	/* The byte after the line ends a number at its end. */
+	if (yajl_parse(p->h, (const unsigned char *)j->line, j->len + 1) !=
+	    yajl_status_ok)
+		return parse_error(j);
+	if (p->depth || !p->values)
+		return snapjs_fail(j, (long)j->len + 1,
+				   "the line ends inside a JSON value: "
+				   "truncated");
+	return 0;
+}
+
+const struct snapjs_node *snapjs_find(const struct snapjs *j,
+				      const struct snapjs_node *o,
+				      const char *key, uint32_t khash)
+{
+	const struct snapjs_node *n, *found = NULL;
+
+	for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
+		if (n->khash == khash && strcmp(n->key, key) == 0)
+			found = n;
+	return found && found->type != SNAPJS_NULL ? found : NULL;
+}
+
+static const struct snapjs_node *get_typed(struct snapjs *j,
+					   const struct snapjs_node *o,
+					   const char *key, int type,
+					   const char *what, int *ret)
+{
+	const struct snapjs_node *n = snapjs_get(j, o, key);
+
+	*ret = 0;
+	if (n && n->type != type) {
+		*ret = snapjs_fail(j, n->col, "\"%s\" must be %s", key, what);
+		return NULL;
+	}
+	return n;
+}
+
+/* what: "\"key\"" or a description, already quoted. */
+static int int_range(struct snapjs *j, const struct snapjs_node *n,
+		     const char *pre, const char *what, const char *post,
+		     int64_t min, int64_t max, int64_t *out)
+{
+	int64_t v = 0;
+
+	if (n->type != SNAPJS_NUM || !n->integer)
+		return snapjs_fail(j, n->col, "%s%s%s must be an integer", pre,
+				   what, post);
+	if (!n->big && n->u <= (uint64_t)INT64_MAX + n->neg)
+		v = !n->neg		     ? (int64_t)n->u
+		    : n->u > INT64_MAX ? INT64_MIN
+				       : -(int64_t)n->u;
+	if (n->big || n->u > (uint64_t)INT64_MAX + n->neg || v < min ||
+	    v > max)
+		return snapjs_fail(j, n->col,
+				   "%s%s%s %s is out of range (%" PRId64
+				   "..%" PRId64 ")",
+				   pre, what, post, n->s, min, max);
+	*out = v;
+	return 0;
+}
+
+int snapjs_int_node(struct snapjs *j, const struct snapjs_node *n,
+		    const char *what, int64_t min, int64_t max, int64_t *out)
+{
+	return int_range(j, n, "", what, "", min, max, out);
+}
+
+int snapjs_int(struct snapjs *j, const struct snapjs_node *o,
+	       const char *key, int64_t min, int64_t max, int def, int *out)
+{
+	const struct snapjs_node *n = snapjs_get(j, o, key);
+	int64_t v;
+
+	*out = def;
+	if (!n)
+		return 0;
+	if (int_range(j, n, "\"", key, "\"", min, max, &v))
 		return -MD_E_INPUT;
-	if (r->at_comm >= 0)
-		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",
-			      r->at_comm);
-	if (r->at_rank >= 0)
-		n += snprintf(at + n, sizeof(at) - n, "rank %d: ", r->at_rank);
-	if (r->at_op >= 0)
-		snprintf(at + n, sizeof(at) - n, "op %d: ", r->at_op);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	md_error("%s:%ld:%ld: %s%s", r->name, r->lineno, col, at, msg);
-	return -MD_E_INPUT;
+	*out = (int)v;
+	return 0;
 }
 
-int snaprd_fail_at(const struct snaprd *r, long col, const char *fmt, ...)
+int snapjs_i64(struct snapjs *j, const struct snapjs_node *o,
+	       const char *key, int64_t *out)
 {
-	va_list ap;
-	int ret;
+	const struct snapjs_node *n = snapjs_get(j, o, key);
 
-	va_start(ap, fmt);
-	ret = vfail(r, col, fmt, ap);
-	va_end(ap);
+	*out = 0;
+	if (!n)
+		return 0;
+	return int_range(j, n, "\"", key, "\"", INT64_MIN, INT64_MAX, out);
+}
+
+int snapjs_u64(struct snapjs *j, const struct snapjs_node *o,
+	       const char *key, uint64_t *out)
+{
+	const struct snapjs_node *n = snapjs_get(j, o, key);
+
+	*out = 0;
+	if (!n)
+		return 0;
+	if (n->type != SNAPJS_NUM || !n->integer)
+		return snapjs_fail(j, n->col, "\"%s\" must be an integer", key);
+	if (n->big || (n->neg && n->u))
+		return snapjs_fail(j, n->col,
+				   "\"%s\" %s is out of range (0..%" PRIu64 ")",
+				   key, n->s, UINT64_MAX);
+	*out = n->u;
+	return 0;
+}
+
+/* Interning costs a hash of the whole string and a probe: the cache in
+ * front of it costs a few bytes' hash and a memcmp. */
+const char *snapjs_intern(struct snapjs *j, const struct snapjs_node *n)
+{
+	size_t len = strlen(n->s); /* a \u0000 ends it */
+	unsigned h = (unsigned)(len * 31 + (unsigned char)n->s[0] +
+				(len ? 7u * (unsigned char)n->s[len - 1] +
+					       13u * (unsigned char)n->s[len / 2]
+				     : 0)) %
+		     256;
+
+	if (!j->cache[h].s || j->cache[h].len != len ||
+	    memcmp(j->cache[h].s, n->s, len) != 0) {
+		j->cache[h].s = snap_str(j->s, n->s);
+		j->cache[h].len = len;
+	}
+	return j->cache[h].s;
+}
+
+int snapjs_str(struct snapjs *j, const struct snapjs_node *o,
+	       const char *key, const char **out)
+{
+	int ret;
+	const struct snapjs_node *n =
+		get_typed(j, o, key, SNAPJS_STR, "a string", &ret);
+
+	*out = n ? snapjs_intern(j, n) : NULL;
 	return ret;
 }
 
-int snaprd_fail(const struct snaprd *r, const char *key, const char *fmt, ...)
+int snapjs_bool(struct snapjs *j, const struct snapjs_node *o,
+		const char *key, bool *out)
 {
-	va_list ap;
 	int ret;
+	const struct snapjs_node *n =
+		get_typed(j, o, key, SNAPJS_BOOL, "true or false", &ret);
 
-	va_start(ap, fmt);
-	ret = vfail(r, key_column(r, key), fmt, ap);
-	va_end(ap);
+	*out = n && n->b;
 	return ret;
 }
 
-int64_t snaprd_int64(const struct snaprd_val *v)
+int snapjs_addr(struct snapjs *j, const struct snapjs_node *o,
+		const char *key, uint64_t *out)
 {
-	if (v->neg)
-		return v->i;
-	return v->u > INT64_MAX ? INT64_MAX : (int64_t)v->u;
+	int ret;
+	const struct snapjs_node *n = get_typed(
+		j, o, key, SNAPJS_STR, "a hex string \"0x...\"", &ret);
+	uint64_t v = 0;
+
+	*out = 0;
+	if (!n)
+		return ret;
+	if (n->len < 3 || n->len > 18 || n->s[0] != '0' || n->s[1] != 'x')
+		goto bad;
+	for (size_t i = 2; i < n->len; i++) {
+		char c = n->s[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+
+		if (d < 0)
+			goto bad;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+bad:
+	return snapjs_fail(j, n->col,
+			   "\"%s\" \"%.40s\" is not a hex address \"0x...\" "
+			   "of up to 16 digits",
+			   key, n->s);
 }
 
-static bool absent(const struct snaprd_val *v)
+int snapjs_enum(struct snapjs *j, const struct snapjs_node *o,
+		const char *key, const char *(*names)(int), int n, int def,
+		int *out)
 {
-	return v->type == SNAPRD_ABSENT || v->type == SNAPRD_NULL;
-}
-
-int snaprd_int(struct snaprd *r, const struct snaprd_val *v, const char *key,
-	       int64_t min, int64_t max, int def, int *out)
-{
-	int64_t n;
+	int ret;
+	const struct snapjs_node *v =
+		get_typed(j, o, key, SNAPJS_STR, "a string", &ret);
 
 	*out = def;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_INT)
-		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
-	n = snaprd_int64(v);
-	if (n < min || n > max)
-		return snaprd_fail(r, key,
-				   "\"%s\" %" PRId64
-				   " is out of range (%" PRId64 "..%" PRId64
-				   ")",
-				   key, n, min, max);
-	*out = (int)n;
-	return 0;
-}
-
-int snaprd_u64(struct snaprd *r, const struct snaprd_val *v, const char *key,
-	       uint64_t *out)
-{
-	*out = 0;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_INT)
-		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
-	if (v->neg)
-		return snaprd_fail(r, key, "\"%s\" %" PRId64 " is negative",
-				   key, v->i);
-	*out = v->u;
-	return 0;
-}
-
-int snaprd_i64(struct snaprd *r, const struct snaprd_val *v, const char *key,
-	       int64_t *out)
-{
-	*out = 0;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_INT)
-		return snaprd_fail(r, key, "\"%s\" must be an integer", key);
-	*out = snaprd_int64(v);
-	return 0;
-}
-
-int snaprd_str(struct snaprd *r, const struct snaprd_val *v, const char *key,
-	       const char **out)
-{
-	*out = NULL;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_STRING)
-		return snaprd_fail(r, key, "\"%s\" must be a string", key);
-	*out = v->s;
-	return 0;
-}
-
-int snaprd_bool(struct snaprd *r, const struct snaprd_val *v, const char *key,
-		bool *out)
-{
-	*out = false;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_BOOL)
-		return snaprd_fail(r, key, "\"%s\" must be true or false", key);
-	*out = v->b;
-	return 0;
-}
-
-/* The text was checked as it was parsed (snapread_sax.c). */
-int snaprd_addr(struct snaprd *r, const struct snaprd_val *v, const char *key,
-		uint64_t *out)
-{
-	*out = 0;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_STRING || v->addr == SNAPRD_ADDR_FORM)
-		return snaprd_fail(
-			r, key, "\"%s\" must be a hex string \"0x...\"", key);
-	if (v->addr == SNAPRD_ADDR_RANGE)
-		return snaprd_fail(r, key,
-				   "\"%s\" \"%s\" is not a 64-bit hex "
-				   "address",
-				   key, v->s);
-	*out = v->u;
-	return 0;
-}
-
-int snaprd_enum(struct snaprd *r, const struct snaprd_val *v, const char *key,
-		const char *(*names)(int), int n, int def, int *out)
-{
-	const char *str;
-	int ret = snaprd_str(r, v, key, &str);
-
-	*out = def;
-	if (ret || !str)
+	if (!v)
 		return ret;
 	for (int i = 0; i < n; i++)
-		if (strcmp(names(i), str) == 0) {
+		if (strcmp(names(i), v->s) == 0) {
 			*out = i;
 			return 0;
 		}
-	return snaprd_fail(r, key, "\"%s\" \"%s\" is not a known value", key,
-			   str);
+	return snapjs_fail(j, v->col, "\"%s\" \"%.40s\" is not a known value",
+			   key, v->s);
 }
 
-int snaprd_array(struct snaprd *r, const struct snaprd_val *v,
-		 const char *key, size_t max, int *n)
+int snapjs_array(struct snapjs *j, const struct snapjs_node *o,
+		 const char *key, int max, const struct snapjs_node **a)
 {
-	*n = 0;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_ARRAY)
-		return snaprd_fail(r, key, "\"%s\" must be an array", key);
-	if ((size_t)v->n > max)
-		return snaprd_fail(r, key,
-				   "\"%s\" has %d entries, at most %zu "
-				   "are allowed",
-				   key, v->n, max);
-	*n = v->n;
-	return 0;
-}
+	int ret;
 
-int snaprd_object(struct snaprd *r, const struct snaprd_val *v,
-		  const char *key, bool *present)
-{
-	*present = false;
-	if (absent(v))
-		return 0;
-	if (v->type != SNAPRD_OBJECT)
-		return snaprd_fail(r, key, "\"%s\" must be an object", key);
-	*present = true;
-	return 0;
-}
-
-static size_t str_hash(const char *str, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)str[i];
-		h *= 0x100000001b3ULL;
+	*a = get_typed(j, o, key, SNAPJS_ARR, "an array", &ret);
+	if (*a && (*a)->n > max) {
+		ret = snapjs_fail(j, (*a)->col,
+				  "\"%s\" has %d entries, at most %d are "
+				  "allowed",
+				  key, (*a)->n, max);
+		*a = NULL;
 	}
-	return (size_t)h;
+	return ret;
 }
 
-static void itab_add(struct snaprd *r, const char *p, size_t h);
-
-static void itab_grow(struct snaprd *r)
+int snapjs_object(struct snapjs *j, const struct snapjs_node *o,
+		  const char *key, const struct snapjs_node **sub)
 {
-	const char **old = r->itab;
-	size_t cap = r->icap;
+	int ret;
 
-	r->icap = cap ? 2 * cap : 64;
-	r->itab = xcalloc(r->icap, sizeof(*r->itab));
-	r->icount = 0;
-	for (size_t i = 0; i < cap; i++)
-		if (old[i])
-			itab_add(r, old[i], str_hash(old[i], strlen(old[i])));
-	free(old);
-}
-
-static void itab_add(struct snaprd *r, const char *p, size_t h)
-{
-	if (2 * (r->icount + 1) > r->icap)
-		itab_grow(r);
-	for (h &= r->icap - 1; r->itab[h]; h = (h + 1) & (r->icap - 1))
-		;
-	r->itab[h] = p;
-	r->icount++;
-}
-
-/* Parts read side by side share the pool under a lock, taken only for a
- * string the part has not met before: with the lock per string, two
- * threads spent their time waking each other (a 2-frame stack changes
- * 4 strings per rank line). */
-const char *snaprd_intern(struct snaprd *r, const char *str)
-{
-	size_t n, h, i;
-	const char *p;
-
-	if (!r->lock)
-		return snap_str(r->s, str);
-	n = strlen(str);
-	h = str_hash(str, n);
-	for (i = h & (r->icap - 1); r->icap && r->itab[i];
-	     i = (i + 1) & (r->icap - 1))
-		if (strcmp(r->itab[i], str) == 0)
-			return r->itab[i];
-	pthread_mutex_lock(r->lock);
-	p = snap_str(r->s, str);
-	pthread_mutex_unlock(r->lock);
-	itab_add(r, p, h);
-	return p;
+	*sub = get_typed(j, o, key, SNAPJS_OBJ, "an object", &ret);
+	return ret;
 }

@@ -1,25 +1,21 @@
 /*
  * snapread.c - read a snapshot written by snap_write()
- * (doc/snapshot-format.md).
+ * (doc/snapshot-format.md): the header, communicator and note lines and
+ * the loop over lines; the rank lines are in snapread_rank.c.
  *
- * One line at a time: yajl streams the line's tokens into plain records
- * (snapread_sax.c), the records are checked and converted into the model
- * (here and in snapread_rank.c) and reused for the next line, so memory
- * is the model plus one line and no value costs a malloc.  Everything that
- * sizes an allocation is checked before the allocation: a snapshot is
- * input from anyone (bug reports) and must never crash or exhaust the
- * reader.
+ * One line at a time: yajl parses it into the reader's reused nodes
+ * (snapjson.c) and the line is checked and converted into the model, so
+ * memory is the model plus one line.  Everything that sizes an
+ * allocation is checked before the allocation: a snapshot is input from
+ * anyone (bug reports) and must never crash or exhaust the reader.
  */
 #include "snap.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "md.h"
 #include "snapjson.h"
@@ -29,90 +25,83 @@
 #define RD_MAX_RANKS (1 << 26)
 /* The shortest possible rank or communicator line, `{"rank":0}`. */
 #define RD_MIN_LINE 10
-/* Rank-line bytes per thread below which a second thread costs more
- * than it saves. */
-#define RD_SPLIT (4u << 20)
 
-static int header_strings(struct snaprd *r)
+static int header_strings(struct snapread *r, const struct snapjs_node *o)
 {
-	const struct snaprd_val *v = r->top;
-	struct snap *s = r->s;
+	struct snapjs *j = &r->j;
+	struct snap *s = j->s;
 
-	if (snaprd_str(r, &v[RDL_TOOL], "tool", &s->tool) ||
-	    snaprd_str(r, &v[RDL_HOST], "host", &s->host) ||
-	    snaprd_str(r, &v[RDL_STARTER], "starter", &s->starter) ||
-	    snaprd_str(r, &v[RDL_MPI], "mpi", &s->mpi) ||
-	    snaprd_str(r, &v[RDL_DLL], "dll", &s->dll) ||
-	    snaprd_str(r, &v[RDL_TYPES], "types", &s->types))
+	if (snapjs_str(j, o, "tool", &s->tool) ||
+	    snapjs_str(j, o, "host", &s->host) ||
+	    snapjs_str(j, o, "starter", &s->starter) ||
+	    snapjs_str(j, o, "mpi", &s->mpi) ||
+	    snapjs_str(j, o, "dll", &s->dll) ||
+	    snapjs_str(j, o, "types", &s->types))
 		return -MD_E_INPUT;
 	return 0;
 }
 
 /* nranks and ncomms size the allocations: check them against the input
  * before anything is allocated. */
-static int header_counts(struct snaprd *r)
+static int header_counts(struct snapread *r, const struct snapjs_node *o)
 {
-	if (snaprd_int(r, &r->top[RDL_NRANKS], "nranks", 0, RD_MAX_RANKS, -1,
-		       &r->nranks) ||
-	    snaprd_int(r, &r->top[RDL_NCOMMS], "ncomms", 0, RD_MAX_RANKS, -1,
-		       &r->ncomms))
+	struct snapjs *j = &r->j;
+	const char *missing = !snapjs_get(j, o, "nranks") ? "nranks"
+			      : !snapjs_get(j, o, "ncomms") ? "ncomms"
+							    : NULL;
+
+	if (missing)
+		return snapjs_fail(j, 1, "the header has no \"%s\"", missing);
+	if (snapjs_int(j, o, "nranks", 0, RD_MAX_RANKS, 0, &r->nranks) ||
+	    snapjs_int(j, o, "ncomms", 0, RD_MAX_RANKS, 0, &r->ncomms))
 		return -MD_E_INPUT;
-	if (r->nranks < 0 || r->ncomms < 0)
-		return snaprd_fail(r, NULL, "the header has no \"%s\"",
-				   r->nranks < 0 ? "nranks" : "ncomms");
 	if (r->size >= 0 &&
 	    ((long long)r->nranks + r->ncomms) * RD_MIN_LINE > r->size)
-		return snaprd_fail(
-			r, "nranks",
-			"%d ranks and %d communicators cannot fit in "
-			"the %lld bytes of the file: truncated or "
-			"inconsistent",
-			r->nranks, r->ncomms, r->size);
+		return snapjs_fail(j, snapjs_get(j, o, "nranks")->col,
+				   "%d ranks and %d communicators cannot fit "
+				   "in the %lld bytes of the file: truncated "
+				   "or inconsistent",
+				   r->nranks, r->ncomms, r->size);
 	r->group_budget = 64 * (int64_t)r->nranks + (1 << 20);
 	return 0;
 }
 
-static int read_header(struct snaprd *r)
+static int read_header(struct snapread *r, const struct snapjs_node *o)
 {
-	const struct snaprd_val *v = r->top;
-	struct snap *s = r->s;
-	const char *fmt;
+	struct snapjs *j = &r->j;
+	const struct snapjs_node *v = snapjs_get(j, o, "version");
+	const struct snapjs_node *f = snapjs_get(j, o, "format");
 	int version;
 
-	if (snaprd_str(r, &v[RDL_FORMAT], "format", &fmt))
-		return -MD_E_INPUT;
-	if (!fmt || strcmp(fmt, SNAP_FORMAT) != 0)
-		return snaprd_fail(
-			r, fmt ? "format" : NULL,
-			"not an mpi-deadlock snapshot: the first line "
-			"must say \"format\":\"%s\"",
-			SNAP_FORMAT);
-	if (snaprd_int(r, &v[RDL_VERSION], "version", INT_MIN, INT_MAX, -1,
-		       &version))
+	if (!f || f->type != SNAPJS_STR || strcmp(f->s, SNAP_FORMAT) != 0)
+		return snapjs_fail(j, f ? f->col : 1,
+				   "not an mpi-deadlock snapshot: the first "
+				   "line must say \"format\":\"%s\"",
+				   SNAP_FORMAT);
+	if (snapjs_int(j, o, "version", INT_MIN, INT_MAX, -1, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
-		return snaprd_fail(r, "version",
-				   "snapshot version %d is not supported: this "
-				   "mpi-deadlock reads version %d",
+		return snapjs_fail(j, v ? v->col : 1,
+				   "snapshot version %d is not supported: "
+				   "this mpi-deadlock reads version %d",
 				   version, SNAP_VERSION);
-	if (snaprd_i64(r, &v[RDL_TIME], "time", &s->time) ||
-	    header_strings(r) ||
-	    snaprd_int(r, &v[RDL_STARTER_PID], "starter_pid", 0, INT_MAX, 0,
-		       &s->starter_pid) ||
-	    snaprd_int(r, &v[RDL_LOOKS], "looks", 0, INT_MAX, 0, &s->looks) ||
-	    snaprd_int(r, &v[RDL_INTERVAL_MS], "interval_ms", 0, INT_MAX, 0,
-		       &s->interval_ms))
+	if (snapjs_i64(j, o, "time", &j->s->time) || header_strings(r, o) ||
+	    snapjs_int(j, o, "starter_pid", 0, INT_MAX, 0,
+		       &j->s->starter_pid) ||
+	    snapjs_int(j, o, "looks", 0, INT_MAX, 0, &j->s->looks) ||
+	    snapjs_int(j, o, "interval_ms", 0, INT_MAX, 0,
+		       &j->s->interval_ms))
 		return -MD_E_INPUT;
 	r->have_header = true;
-	return header_counts(r);
+	return header_counts(r, o);
 }
 
 /* "0-1023,2048" into out (NULL: only count); *n gets the entry count,
  * which never passes max, so nothing is allocated on a lie. */
-static int parse_ranges(struct snaprd *r, const char *str, int max, int *out,
-			int *n)
+static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
+			int max, int *out, int *n)
 {
-	const char *p = str;
+	const char *p = v->s;
 
 	*n = 0;
 	while (*p) {
@@ -135,14 +124,14 @@ static int parse_ranges(struct snaprd *r, const char *str, int max, int *out,
 		else if (*p)
 			goto bad;
 		if (a > b || b >= r->nranks)
-			return snaprd_fail(r, "group",
-					   "\"group\" range %ld-%ld is "
-					   "out of range (%d ranks)",
+			return snapjs_fail(&r->j, v->col,
+					   "\"group\" range %ld-%ld is out of "
+					   "range (%d ranks)",
 					   a, b, r->nranks);
 		if (b - a + 1 > (long)max - *n)
-			return snaprd_fail(r, "group",
-					   "\"group\" has more than "
-					   "\"size\" %d entries",
+			return snapjs_fail(&r->j, v->col,
+					   "\"group\" has more than \"size\" "
+					   "%d entries",
 					   max);
 		for (long g = a; out && g <= b; g++)
 			out[*n + g - a] = (int)g;
@@ -150,14 +139,15 @@ static int parse_ranges(struct snaprd *r, const char *str, int max, int *out,
 	}
 	return 0;
 bad:
-	return snaprd_fail(r, "group",
-			   "\"group\" \"%.40s\" is not a list of rank "
-			   "ranges like \"0-3,8\" (at \"%.10s\")",
-			   str, p);
+	return snapjs_fail(&r->j, v->col,
+			   "\"group\" \"%.40s\" is not a list of rank ranges "
+			   "like \"0-3,8\" (at \"%.10s\")",
+			   v->s, p);
 }
 
 /* A group lists each global rank at most once. */
-static int check_distinct(struct snaprd *r, const int *g, int n)
+static int check_distinct(struct snapread *r, const struct snapjs_node *v,
+			  const int *g, int n)
 {
 	int ret = 0, i;
 
@@ -165,9 +155,9 @@ static int check_distinct(struct snaprd *r, const int *g, int n)
 		r->seen = xcalloc((size_t)r->nranks / 8 + 1, 1);
 	for (i = 0; i < n; i++) {
 		if (r->seen[g[i] / 8] & (1u << (g[i] % 8))) {
-			ret = snaprd_fail(r, "group",
-					  "\"group\" lists global rank "
-					  "%d twice",
+			ret = snapjs_fail(&r->j, v->col,
+					  "\"group\" lists global rank %d "
+					  "twice",
 					  g[i]);
 			break;
 		}
@@ -178,58 +168,55 @@ static int check_distinct(struct snaprd *r, const int *g, int n)
 	return ret;
 }
 
-/* The entries were kept as ranks, -1 for anything else. */
-static int group_array(struct snaprd *r, int size, int *g)
+static int group_array(struct snapread *r, const struct snapjs_node *v,
+		       int *g)
 {
-	const int *e = r->group.a;
+	const struct snapjs_node *e = snapjs_first(&r->j, v);
+	int64_t x;
 
-	for (int i = 0; i < size; i++) {
-		if (e[i] < 0 || e[i] >= r->nranks)
-			return snaprd_fail(r, "group",
-					   "\"group\" entry %d is not a "
-					   "rank in 0..%d",
-					   i, r->nranks - 1);
-		g[i] = e[i];
+	for (int i = 0; e; e = snapjs_next(&r->j, e), i++) {
+		if (snapjs_int_node(&r->j, e, "a \"group\" entry", 0,
+				    r->nranks - 1, &x))
+			return -MD_E_INPUT;
+		g[i] = (int)x;
 	}
 	return 0;
 }
 
-static int read_group(struct snaprd *r, int size, int **out)
+static int read_group(struct snapread *r, const struct snapjs_node *o,
+		      int size, int **out)
 {
-	const struct snaprd_val *v = &r->top[RDL_GROUP];
-	int n = 0, ret;
+	const struct snapjs_node *v = snapjs_get(&r->j, o, "group");
+	int n = 0, ret = 0;
 
 	*out = NULL;
-	if (v->type == SNAPRD_ABSENT || v->type == SNAPRD_NULL)
+	if (!v)
 		return 0;
-	if (v->type == SNAPRD_STRING) {
-		ret = parse_ranges(r, v->s, size, NULL, &n);
-	} else if (v->type == SNAPRD_ARRAY) {
-		n = v->n > size ? size + 1 : v->n;
-		ret = 0;
-	} else {
-		return snaprd_fail(r, "group",
-				   "\"group\" must be an array of "
-				   "ranks or a string of rank ranges");
-	}
+	if (v->type == SNAPJS_STR)
+		ret = parse_ranges(r, v, size, NULL, &n);
+	else if (v->type == SNAPJS_ARR)
+		n = v->n;
+	else
+		return snapjs_fail(&r->j, v->col,
+				   "\"group\" must be an array of ranks or a "
+				   "string of rank ranges");
 	if (!ret && n != size)
-		ret = snaprd_fail(r, "group",
-				  "\"group\" has %s entries than "
-				  "\"size\" %d",
-				  n < size ? "fewer" : "more", size);
+		ret = snapjs_fail(&r->j, v->col,
+				  "\"group\" has %d entries, \"size\" says %d",
+				  n, size);
 	if (!ret && (r->group_budget -= size) < 0)
-		ret = snaprd_fail(r, "group",
-				  "the communicator groups add up to "
-				  "more than 64 entries per rank");
+		ret = snapjs_fail(&r->j, v->col,
+				  "the communicator groups add up to more "
+				  "than 64 entries per rank");
 	if (ret)
 		return ret;
 	*out = xmalloc((size_t)size * sizeof(int) + 1);
-	if (v->type == SNAPRD_STRING)
-		ret = parse_ranges(r, v->s, size, *out, &n);
+	if (v->type == SNAPJS_STR)
+		ret = parse_ranges(r, v, size, *out, &n);
 	else
-		ret = group_array(r, size, *out);
+		ret = group_array(r, v, *out);
 	if (!ret)
-		ret = check_distinct(r, *out, size);
+		ret = check_distinct(r, v, *out, size);
 	if (ret) {
 		free(*out);
 		*out = NULL;
@@ -244,8 +231,8 @@ static const char *topo_name(int i)
 
 /* "neighbors": "1,3;0,2;;1": size lists of local ranks, ';' between
  * them, ',' between the ranks of one list. */
-static int parse_neighbors(struct snaprd *r, int size, const char *text,
-			   int **first, int **nbr)
+static int parse_neighbors(struct snapread *r, long col, int size,
+			   const char *text, int **first, int **nbr)
 {
 	const char *p = text;
 	int n = 0, cap = 16;
@@ -277,276 +264,187 @@ static int parse_neighbors(struct snaprd *r, int size, const char *text,
 	if (!*p)
 		return 0;
 bad:
-	return snaprd_fail(r, "neighbors",
+	return snapjs_fail(&r->j, col,
 			   "\"neighbors\" must be %d lists of local ranks "
 			   "below %d, one per local rank (\"1,3;0,2\")",
 			   size, size);
 }
 
 /* The communicator's topology, if the line has one. */
-static int read_topo(struct snaprd *r, int idx, int size)
+static int read_topo(struct snapread *r, const struct snapjs_node *o,
+		     int idx, int size)
 {
-	const struct snaprd_val *v = r->top;
+	struct snapjs *j = &r->j;
+	const struct snapjs_node *t = snapjs_get(j, o, "topo");
 	const char *text = NULL;
 	int kind, *first = NULL, *nbr = NULL, ret;
 
-	if (snaprd_enum(r, &v[RDL_TOPO], "topo", topo_name, 4, 0, &kind) ||
-	    snaprd_str(r, &v[RDL_NEIGHBORS], "neighbors", &text))
+	if (snapjs_enum(j, o, "topo", topo_name, 4, 0, &kind) ||
+	    snapjs_str(j, o, "neighbors", &text))
 		return -MD_E_INPUT;
 	if (kind == SNAP_TOPO_NONE)
 		return 0;
 	if (!text)
-		return snaprd_fail(r, "topo", "\"topo\" without \"neighbors\"");
-	ret = parse_neighbors(r, size, text, &first, &nbr);
+		return snapjs_fail(j, t->col, "\"topo\" without \"neighbors\"");
+	ret = parse_neighbors(r, snapjs_get(j, o, "neighbors")->col, size,
+			      text, &first, &nbr);
 	if (!ret)
-		snap_comm_set_topo(r->s, idx, kind, first, nbr);
+		snap_comm_set_topo(j->s, idx, kind, first, nbr);
 	free(first);
 	free(nbr);
 	return ret;
 }
 
-static int read_comm(struct snaprd *r)
+static int read_comm(struct snapread *r, const struct snapjs_node *o)
 {
-	const struct snaprd_val *v = r->top;
+	struct snapjs *j = &r->j;
+	const struct snapjs_node *c = snapjs_get(j, o, "comm");
 	const char *name;
-	int idx, size, got, ret;
+	int idx, size, got;
 	uint64_t id;
 	int *group;
 
-	if (snaprd_int(r, &v[RDL_COMM], "comm", 0, INT_MAX, 0, &idx))
+	if (snapjs_int(j, o, "comm", 0, INT_MAX, 0, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
-		return snaprd_fail(r, NULL,
-				   "communicator %d comes after the rank "
-				   "lines",
+		return snapjs_fail(j, c->col,
+				   "communicator %d comes after the rank lines",
 				   idx);
 	if (idx >= r->ncomms)
-		return snaprd_fail(r, "comm",
+		return snapjs_fail(j, c->col,
 				   "\"comm\" %d is out of range (%d "
 				   "communicators in the header)",
 				   idx, r->ncomms);
 	if (idx != r->comms_read)
-		return snaprd_fail(r, "comm",
-				   "communicator %d comes where "
-				   "communicator %d was expected",
+		return snapjs_fail(j, c->col,
+				   "communicator %d comes where communicator "
+				   "%d was expected",
 				   idx, r->comms_read);
-	r->at_comm = idx;
-	if (snaprd_u64(r, &v[RDL_ID], "id", &id) ||
-	    snaprd_str(r, &v[RDL_NAME], "name", &name) ||
-	    snaprd_int(r, &v[RDL_SIZE], "size", 0, r->nranks, 0, &size) ||
-	    read_group(r, size, &group))
+	j->at_comm = idx;
+	if (snapjs_u64(j, o, "id", &id) || snapjs_str(j, o, "name", &name) ||
+	    snapjs_int(j, o, "size", 0, r->nranks, 0, &size) ||
+	    read_group(r, o, size, &group))
 		return -MD_E_INPUT;
-	got = snap_comm_intern(r->s, id, name, size, group);
+	got = snap_comm_intern(j->s, id, name, size, group);
 	free(group);
 	if (got != idx)
-		return snaprd_fail(r, NULL, "the same as communicator %d", got);
-	if (read_topo(r, idx, size))
+		return snapjs_fail(j, 1, "the same as communicator %d", got);
+	if (read_topo(r, o, idx, size))
 		return -MD_E_INPUT;
 	r->comms_read++;
-	ret = 0;
-	return ret;
-}
-
-/* In a part read beside others a note waits for the parts before it
- * (snapread_par.c): the notes keep the file's order. */
-static void add_note(struct snaprd *r, const char *text)
-{
-	struct snaprd_vec *v = &r->notes;
-
-	if (!r->par) {
-		snap_note(r->s, "%s", text);
-		return;
-	}
-	if (v->n == v->cap) {
-		v->cap = v->cap ? 2 * v->cap : 8;
-		v->a = xrealloc(v->a, (size_t)v->cap * sizeof(char *));
-	}
-	((const char **)v->a)[v->n++] = text;
+	return 0;
 }
 
 /* What a line is depends on its keys ("rank" before "comm" before
- * "note"), so it is interpreted only once it has been parsed whole. */
-static int read_object(struct snaprd *r, bool object)
+ * "note"). */
+static int read_object(struct snapread *r)
 {
-	const struct snaprd_val *v = r->top;
+	struct snapjs *j = &r->j;
+	const struct snapjs_node *o = &j->nodes[0], *note;
 
-	r->at_comm = r->at_rank = r->at_op = -1;
-	if (!object)
-		return snaprd_fail(r, NULL, "the line is not a JSON object");
+	if (o->type != SNAPJS_OBJ)
+		return snapjs_fail(j, o->col, "the line is not a JSON object");
 	if (!r->have_header)
-		return read_header(r);
-	if (v[RDL_RANK].type != SNAPRD_ABSENT)
-		return snaprd_rank(r);
-	if (v[RDL_COMM].type != SNAPRD_ABSENT)
-		return read_comm(r);
-	if (v[RDL_NOTE].type != SNAPRD_ABSENT) {
-		if (v[RDL_NOTE].type != SNAPRD_STRING)
-			return snaprd_fail(r, "note",
+		return read_header(r, o);
+	if (snapjs_get(j, o, "rank"))
+		return snapread_rank(r, o);
+	if (snapjs_get(j, o, "comm"))
+		return read_comm(r, o);
+	if ((note = snapjs_get(j, o, "note"))) {
+		if (note->type != SNAPJS_STR)
+			return snapjs_fail(j, note->col,
 					   "\"note\" must be a string");
-		add_note(r, v[RDL_NOTE].s);
+		snap_note(j->s, "%s", note->s);
 		return 0;
 	}
-	if (v[RDL_FORMAT].type != SNAPRD_ABSENT)
-		return snaprd_fail(r, NULL, "a second header line");
-	return snaprd_fail(r, NULL,
-			   "the line is neither a communicator, a rank "
-			   "nor a note");
+	if (snapjs_get(j, o, "format"))
+		return snapjs_fail(j, 1, "a second header line");
+	return snapjs_fail(j, 1,
+			   "the line is neither a communicator, a rank nor "
+			   "a note");
 }
 
-static bool blank(const char *p, size_t n)
+static int read_line(struct snapread *r)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strchr(" \t\r", p[i]) || !p[i])
-			return false;
-	return true;
-}
+	size_t i = 0;
 
-int snaprd_line(struct snaprd *r)
-{
-	bool object;
-
-	if (blank(r->line, r->len))
+	while (i < r->j.len && strchr(" \t\r", r->j.line[i]) &&
+	       r->j.line[i])
+		i++;
+	if (i == r->j.len)
 		return 0;
-	r->at_comm = r->at_rank = r->at_op = -1;
-	if (memchr(r->line, '\0', r->len))
-		return snaprd_fail_at(
-			r, (char *)memchr(r->line, '\0', r->len) - r->line + 1,
-			"a NUL byte in the line");
-	if (snaprd_sax_line(r, &object))
+	r->j.at_comm = r->j.at_rank = r->j.at_op = -1;
+	if (snapjs_parse_line(&r->j))
 		return -MD_E_INPUT;
-	return read_object(r, object);
+	return read_object(r);
 }
 
 /* After the last line: was everything the header promised there? */
-int snaprd_finish(struct snaprd *r)
+static int finish(struct snapread *r)
 {
-	r->at_comm = r->at_rank = r->at_op = -1;
-	r->line = "";
-	r->len = 0;
+	struct snapjs *j = &r->j;
+
+	j->at_comm = j->at_rank = j->at_op = -1;
 	if (!r->have_header)
-		return snaprd_fail(r, NULL, "empty file: no snapshot header");
+		return snapjs_fail(j, 1, "empty file: no snapshot header");
 	if (r->comms_read < r->ncomms)
-		return snaprd_fail(r, NULL,
-				   "truncated: %d of %d communicator "
-				   "lines",
+		return snapjs_fail(j, 1,
+				   "truncated: %d of %d communicator lines",
 				   r->comms_read, r->ncomms);
 	if (r->ranks_read < r->nranks)
-		return snaprd_fail(r, NULL, "truncated: %d of %d rank lines",
+		return snapjs_fail(j, 1, "truncated: %d of %d rank lines",
 				   r->ranks_read, r->nranks);
 	return 0;
 }
 
-void snaprd_init(struct snaprd *r, struct snap *s, const char *name,
-		 long long size)
+/* The input's size bounds the header's counts, when it is known. */
+static long long input_size(FILE *f)
 {
-	memset(r, 0, sizeof(*r));
-	r->name = name;
-	r->size = size;
-	r->at_comm = r->at_rank = r->at_op = -1;
-	r->rank0 = -1;
-	r->s = s;
-	snaprd_sax_new(r);
+	struct stat st;
+	int fd = fileno(f);
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		return (long long)st.st_size;
+	return -1;
 }
 
-void snaprd_done(struct snaprd *r)
+int snap_read(FILE *f, const char *name, struct snap **out)
 {
-	free(r->seen);
-	free(r->notes.a);
-	free(r->itab);
-	snaprd_sax_free(r);
-}
-
-/* A pipe: line by line, as it comes. */
-static int read_stream(FILE *f, const char *name, struct snap **out)
-{
-	struct snaprd r;
+	struct snapread r = {.size = input_size(f)};
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	int ret = 0;
 
-	snaprd_init(&r, snap_new(), name, -1);
+	*out = NULL;
+	snapjs_init(&r.j, snap_new(), name ? name : "snapshot");
 	while (!ret && (n = getline(&buf, &cap, f)) >= 0) {
-		r.lineno++;
-		r.line = buf;
-		r.len = (size_t)n;
-		/* The parse wants the line's '\n' behind it; getline left
-		 * room for its NUL there when the last line has none. */
-		if (r.len && buf[r.len - 1] == '\n')
-			r.len--;
+		r.j.lineno++;
+		r.j.line = buf;
+		r.j.len = (size_t)n;
+		/* The parse wants a byte behind the line; getline left
+		 * room for its NUL there when the last line has no '\n'. */
+		if (r.j.len && buf[r.j.len - 1] == '\n')
+			r.j.len--;
 		else
-			buf[r.len] = '\n';
-		ret = snaprd_line(&r);
+			buf[r.j.len] = '\n';
+		ret = read_line(&r);
 	}
 	if (!ret && ferror(f)) {
-		md_error("reading %s: %s", r.name, strerror(errno));
+		md_error("reading %s: %s", r.j.name, strerror(errno));
 		ret = -MD_E_INPUT;
 	}
-	r.lineno++;
+	r.j.lineno++;
+	r.j.line = "";
+	r.j.len = 0;
 	if (!ret)
-		ret = snaprd_finish(&r);
+		ret = finish(&r);
 	free(buf);
-	snaprd_done(&r);
-	if (ret) {
-		snap_free(r.s);
-		return ret;
-	}
-	*out = r.s;
-	return 0;
-}
-
-/* Threads for the rank lines: the online CPUs (at most 8), or
- * MD_READ_THREADS; MD_READ_SPLIT sets the bytes of rank lines a thread
- * must have at least (tests and fuzzing set it low). */
-static void read_opts(int *threads, size_t *split)
-{
-	const char *t = getenv("MD_READ_THREADS");
-	const char *sp = getenv("MD_READ_SPLIT");
-	long n = t ? atol(t) : sysconf(_SC_NPROCESSORS_ONLN);
-
-	*threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
-	*split = sp ? strtoull(sp, NULL, 10) : RD_SPLIT;
-	if (*split < 1)
-		*split = 1;
-}
-
-/* A regular file is mapped: no copy of its bytes, and its rank lines
- * can be cut between threads.  Returns 1 if f cannot be mapped. */
-static int read_mapped(FILE *f, const char *name, struct snap **out)
-{
-	int fd = fileno(f), threads, ret;
-	struct stat st;
-	size_t split, len;
-	off_t off;
-	void *map;
-
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    (off = ftello(f)) < 0 || off > st.st_size)
-		return 1;
-	len = (size_t)(st.st_size - off);
-	read_opts(&threads, &split);
-	if (len == 0)
-		return snaprd_read_buf("", 0, name, st.st_size, 1, split,
-				       false, out);
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		return 1;
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	ret = snaprd_read_buf((const char *)map + off, len, name, st.st_size,
-			      threads, split, true, out);
-	munmap(map, (size_t)st.st_size);
-	fseeko(f, 0, SEEK_END);
+	free(r.seen);
+	if (ret)
+		snap_free(r.j.s);
+	else
+		*out = r.j.s;
+	snapjs_done(&r.j);
 	return ret;
-}
-
-int snap_read(FILE *f, const char *name, struct snap **out)
-{
-	int ret;
-
-	*out = NULL;
-	name = name ? name : "snapshot";
-	ret = read_mapped(f, name, out);
-	if (ret != 1)
-		return ret;
-	return read_stream(f, name, out);
 }

@@ -1,9 +1,8 @@
 /*
- * snapread_rank.c - the snapshot reader's rank lines: the values the
- * parse captured (snapjson.h) are checked and converted into a
- * struct snap_rank.  The checks run in the order of the json-c reader
- * this replaced, whatever the order of the keys in the line, so a line
- * with several faults still names the same one.
+ * snapread_rank.c - the snapshot reader's rank lines: each field of the
+ * parsed line (snapjson.h) is checked and converted into a
+ * struct snap_rank.  A new field is one getter call here and one line in
+ * snapwrite.c.
  */
 #include "snap.h"
 
@@ -15,7 +14,7 @@
 #include "md.h"
 #include "snapjson.h"
 
-/* Adapters: the enum name functions take enums. */
+/* Adapters: the name functions take enums. */
 static const char *state_name(int i)
 {
 	return snap_state_name(i);
@@ -38,379 +37,348 @@ static const char *source_name(int i)
 }
 
 /* Where the op came from and what ob1 adds (type, datatype, seq). */
-static int read_origin(struct snaprd *r, struct snap_op *op,
-		       const struct snaprd_op *o)
+static int read_origin(struct snapjs *j, const struct snapjs_node *o,
+		       struct snap_op *op)
 {
-	const struct snaprd_val *v = o->v;
 	int src;
 
-	if (snaprd_enum(r, &v[RDO_SOURCE], "source", source_name, 2, 0,
-			&src) ||
-	    snaprd_str(r, &v[RDO_TYPE], "type", &op->req_type) ||
-	    snaprd_str(r, &v[RDO_DATATYPE], "datatype", &op->datatype) ||
-	    snaprd_u64(r, &v[RDO_DTCOUNT], "count", &op->count) ||
-	    snaprd_u64(r, &v[RDO_SEQ], "seq", &op->sequence))
+	if (snapjs_enum(j, o, "source", source_name, 2, 0, &src) ||
+	    snapjs_str(j, o, "type", &op->req_type) ||
+	    snapjs_str(j, o, "datatype", &op->datatype) ||
+	    snapjs_u64(j, o, "count", &op->count) ||
+	    snapjs_u64(j, o, "seq", &op->sequence))
 		return -MD_E_INPUT;
 	op->source = src;
 	return 0;
 }
 
-static int read_site(struct snaprd *r, struct snap_rank *k)
+static int read_site(struct snapjs *j, const struct snapjs_node *o,
+		     struct snap_rank *k)
 {
-	bool site;
+	const struct snapjs_node *site;
 
-	if (snaprd_object(r, &r->top[RDL_SITE], "site", &site))
+	if (snapjs_object(j, o, "site", &site))
 		return -MD_E_INPUT;
 	if (!site)
 		return 0;
-	if (snaprd_str(r, &r->site[RDS_FUNC], "func", &k->call_func) ||
-	    snaprd_str(r, &r->site[RDS_FILE], "file", &k->call_file) ||
-	    snaprd_int(r, &r->site[RDS_LINE], "line", 0, INT_MAX, 0,
-		       &k->call_line))
+	if (snapjs_str(j, site, "func", &k->call_func) ||
+	    snapjs_str(j, site, "file", &k->call_file) ||
+	    snapjs_int(j, site, "line", 0, INT_MAX, 0, &k->call_line))
 		return -MD_E_INPUT;
 	return 0;
 }
 
-/* Each member pair must be a real place in the communicator's group. */
-static int read_members(struct snaprd *r, struct snap_rank *k)
+/* Each [comm, local rank] pair must be a real place in the
+ * communicator's group. */
+static int read_member(struct snapread *r, const struct snapjs_node *e,
+		       struct snap_rank *k, struct snap_member *m)
 {
-	const struct snaprd_member *ms = r->members.a;
-	int n;
+	struct snapjs *j = &r->j;
+	const struct snapjs_node *c = snapjs_first(j, e), *l;
+	const struct snap_comm *comm;
+	int64_t ci, li;
 
-	if (snaprd_array(r, &r->top[RDL_MEMBERS], "members",
-			 (size_t)r->ncomms, &n))
+	if (e->type != SNAPJS_ARR || e->n != 2)
+		return snapjs_fail(j, e->col,
+				   "a \"members\" entry must be [comm, local "
+				   "rank]");
+	l = snapjs_next(j, c);
+	if (snapjs_int_node(j, c, "a \"members\" comm", 0, r->ncomms - 1,
+			    &ci) ||
+	    snapjs_int_node(j, l, "a \"members\" local rank", 0, INT_MAX,
+			    &li))
 		return -MD_E_INPUT;
-	if (!n)
-		return 0;
-	k->members = xcalloc((size_t)n, sizeof(*k->members));
-	k->nmembers = n;
-	for (int i = 0; i < n; i++) {
-		const struct snap_comm *comm;
-		int64_t ci = ms[i].c, li = ms[i].l;
-
-		if (!ms[i].pair)
-			return snaprd_fail(r, "members",
-					   "\"members\" entry %d must "
-					   "be [comm, local rank]",
-					   i);
-		if (ci < 0 || ci >= r->ncomms)
-			return snaprd_fail(r, "members",
-					   "\"members\" entry %d: "
-					   "comm %" PRId64
-					   " is out of range (%d "
-					   "communicators)",
-					   i, ci, r->ncomms);
-		comm = &r->s->comms[ci];
-		if (li < 0 || li >= comm->size ||
-		    (comm->group && comm->group[li] != k->rank))
-			return snaprd_fail(r, "members",
-					   "\"members\" entry %d: "
-					   "rank %d is not local rank %" PRId64
-					   " of communicator %" PRId64,
-					   i, k->rank, li, ci);
-		k->members[i].comm = (int)ci;
-		k->members[i].local_rank = (int)li;
-	}
+	comm = &j->s->comms[ci];
+	if (li >= comm->size || (comm->group && comm->group[li] != k->rank))
+		return snapjs_fail(j, e->col,
+				   "rank %d is not local rank %" PRId64
+				   " of communicator %" PRId64,
+				   k->rank, li, ci);
+	m->comm = (int)ci;
+	m->local_rank = (int)li;
 	return 0;
 }
 
-static int read_queues(struct snaprd *r, struct snap_rank *k)
+static int read_members(struct snapread *r, const struct snapjs_node *o,
+			struct snap_rank *k)
 {
-	const struct snaprd_val *v = &r->top[RDL_QUEUES];
-	const struct snaprd_val *none = &r->queues[RDQ_NONE];
+	const struct snapjs_node *a, *e;
+	int i = 0;
 
-	if (snaprd_bool(r, &r->top[RDL_UNEXPECTED], "unexpected",
-			&k->unexpected_available) ||
-	    snaprd_bool(r, &r->top[RDL_OB1], "ob1", &k->ob1))
+	if (snapjs_array(&r->j, o, "members", r->ncomms, &a))
 		return -MD_E_INPUT;
-	if (v->type == SNAPRD_ABSENT || v->type == SNAPRD_NULL)
+	if (!a || !a->n)
 		return 0;
-	if (v->type == SNAPRD_STRING && strcmp(v->s, "ok") == 0)
+	k->members = xcalloc((size_t)a->n, sizeof(*k->members));
+	k->nmembers = a->n;
+	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e))
+		if (read_member(r, e, k, &k->members[i++]))
+			return -MD_E_INPUT;
+	return 0;
+}
+
+static int read_queues(struct snapjs *j, const struct snapjs_node *o,
+		       struct snap_rank *k)
+{
+	const struct snapjs_node *v = snapjs_get(j, o, "queues"), *none;
+
+	if (snapjs_bool(j, o, "unexpected", &k->unexpected_available) ||
+	    snapjs_bool(j, o, "ob1", &k->ob1))
+		return -MD_E_INPUT;
+	if (!v || (v->type == SNAPJS_STR && strcmp(v->s, "ok") == 0))
 		return 0;
-	if (v->type != SNAPRD_OBJECT || none->type != SNAPRD_STRING)
-		return snaprd_fail(r, "queues",
+	none = v->type == SNAPJS_OBJ ? snapjs_get(j, v, "none") : NULL;
+	if (!none || none->type != SNAPJS_STR)
+		return snapjs_fail(j, v->col,
 				   "\"queues\" must be \"ok\" or "
 				   "{\"none\":\"reason\"}");
 	k->queues = SNAP_QUEUES_NONE;
-	k->queues_reason = none->s;
+	k->queues_reason = snapjs_intern(j, none);
 	return 0;
 }
 
-static int read_actual(struct snaprd *r, struct snap_op *op,
-		       const struct snaprd_op *o)
+static int read_actual(struct snapread *r, const struct snapjs_node *o,
+		       struct snap_op *op)
 {
-	const struct snaprd_val *a = o->actual;
-	bool present;
+	struct snapjs *j = &r->j;
+	const struct snapjs_node *a;
 
-	if (snaprd_object(r, &o->v[RDO_ACTUAL], "actual", &present))
-		return -MD_E_INPUT;
 	op->actual_local = op->actual_global = -1;
-	if (!present)
+	if (snapjs_object(j, o, "actual", &a))
+		return -MD_E_INPUT;
+	if (!a)
 		return 0;
-	if (snaprd_int(r, &a[RDA_PEER], "peer", -1, INT_MAX, -1,
-		       &op->actual_local) ||
-	    snaprd_int(r, &a[RDA_PEER_GLOBAL], "peer_global", -1,
-		       r->nranks - 1, -1, &op->actual_global) ||
-	    snaprd_int(r, &a[RDA_TAG], "tag", INT_MIN, INT_MAX, 0,
-		       &op->actual_tag) ||
-	    snaprd_u64(r, &a[RDA_LENGTH], "length", &op->actual_length))
+	if (snapjs_int(j, a, "peer", -1, INT_MAX, -1, &op->actual_local) ||
+	    snapjs_int(j, a, "peer_global", -1, r->nranks - 1, -1,
+		       &op->actual_global) ||
+	    snapjs_int(j, a, "tag", INT_MIN, INT_MAX, 0, &op->actual_tag) ||
+	    snapjs_u64(j, a, "length", &op->actual_length))
 		return -MD_E_INPUT;
 	return 0;
 }
 
-static int read_extra(struct snaprd *r, struct snap_op *op,
-		      const struct snaprd_op *o)
+static int read_extra(struct snapjs *j, const struct snapjs_node *o,
+		      struct snap_op *op)
 {
-	int n;
+	const struct snapjs_node *a, *e;
 
-	if (snaprd_array(r, &o->v[RDO_EXTRA], "extra", 5, &n))
+	if (snapjs_array(j, o, "extra", 5, &a))
 		return -MD_E_INPUT;
-	for (int i = 0; i < n; i++) {
-		if (o->extra[i].type != SNAPRD_STRING)
-			return snaprd_fail(r, "extra",
-					   "\"extra\" entry %d must be "
-					   "a string",
-					   i);
-		op->extra[i] = o->extra[i].s;
-		op->nextra = i + 1;
+	for (e = a ? snapjs_first(j, a) : NULL; e; e = snapjs_next(j, e)) {
+		if (e->type != SNAPJS_STR)
+			return snapjs_fail(j, e->col,
+					   "an \"extra\" entry must be a "
+					   "string");
+		op->extra[op->nextra++] = snapjs_intern(j, e);
 	}
 	return 0;
 }
 
-static int op_peer(struct snaprd *r, struct snap_op *op,
-		   const struct snaprd_op *o)
+/* The peer's range depends on the communicator. */
+static int read_peer(struct snapread *r, const struct snapjs_node *o,
+		     struct snap_op *op)
 {
+	struct snapjs *j = &r->j;
 	const struct snap_comm *c;
 
-	if (snaprd_int(r, &o->v[RDO_COMM], "comm", -1, INT_MAX, -1,
-		       &op->comm))
+	if (snapjs_int(j, o, "comm", -1, r->ncomms - 1, -1, &op->comm))
 		return -MD_E_INPUT;
-	if (op->comm >= r->ncomms)
-		return snaprd_fail(r, "comm",
-				   "\"comm\" %d is out of range "
-				   "(%d communicators)",
-				   op->comm, r->ncomms);
-	c = op->comm >= 0 ? &r->s->comms[op->comm] : NULL;
-	if (snaprd_int(r, &o->v[RDO_PEER], "peer", -1,
-		       c ? c->size - 1 : INT_MAX, -1, &op->peer_local) ||
-	    snaprd_int(r, &o->v[RDO_PEER_GLOBAL], "peer_global", -1,
-		       r->nranks - 1, -1, &op->peer_global))
+	c = op->comm >= 0 ? &j->s->comms[op->comm] : NULL;
+	if (snapjs_int(j, o, "peer", -1, c ? c->size - 1 : INT_MAX, -1,
+		       &op->peer_local) ||
+	    snapjs_int(j, o, "peer_global", -1, r->nranks - 1, -1,
+		       &op->peer_global))
 		return -MD_E_INPUT;
 	if (c && c->group && op->peer_local >= 0 && op->peer_global >= 0 &&
 	    c->group[op->peer_local] != op->peer_global)
-		return snaprd_fail(
-			r, "peer_global",
-			"\"peer_global\" %d is not "
-			"\"peer\" %d of communicator %d (global rank "
-			"%d)",
-			op->peer_global, op->peer_local, op->comm,
-			c->group[op->peer_local]);
+		return snapjs_fail(j, snapjs_get(j, o, "peer_global")->col,
+				   "\"peer_global\" %d is not \"peer\" %d of "
+				   "communicator %d (global rank %d)",
+				   op->peer_global, op->peer_local, op->comm,
+				   c->group[op->peer_local]);
 	return 0;
 }
 
-static int read_op(struct snaprd *r, struct snap_op *op,
-		   const struct snaprd_op *o)
+static int read_op(struct snapread *r, const struct snapjs_node *o,
+		   struct snap_op *op)
 {
-	const struct snaprd_val *v = o->v;
+	struct snapjs *j = &r->j;
 	int kind, status;
 
-	if (!o->object)
-		return snaprd_fail(r, "ops",
-				   "an entry of \"ops\" is not an object");
-	/* Present, even as null (json-c's get_ex said so). */
-	if (v[RDO_KIND].type == SNAPRD_ABSENT)
-		return snaprd_fail(r, "ops",
-				   "an entry of \"ops\" has no \"kind\"");
-	if (snaprd_enum(r, &v[RDO_KIND], "kind", kind_name, 3, 0, &kind) ||
-	    snaprd_enum(r, &v[RDO_STATUS], "status", status_name, 3, 0,
-			&status) ||
-	    op_peer(r, op, o) ||
-	    snaprd_int(r, &v[RDO_TAG], "tag", INT_MIN, INT_MAX, 0, &op->tag) ||
-	    snaprd_bool(r, &v[RDO_ANY_TAG], "any_tag", &op->any_tag) ||
-	    snaprd_u64(r, &v[RDO_LENGTH], "length", &op->length) ||
-	    snaprd_addr(r, &v[RDO_BUFFER], "buffer", &op->buffer) ||
-	    snaprd_bool(r, &v[RDO_SYSTEM_BUFFER], "system_buffer",
-			&op->system_buffer) ||
-	    read_actual(r, op, o) ||
-	    snaprd_addr(r, &v[RDO_REQUEST], "request", &op->request) ||
-	    snaprd_bool(r, &v[RDO_CORRECTED], "corrected",
-			&op->status_corrected) ||
-	    read_extra(r, op, o) || read_origin(r, op, o))
+	if (o->type != SNAPJS_OBJ)
+		return snapjs_fail(j, o->col, "an \"ops\" entry must be an "
+					      "object");
+	if (!snapjs_get(j, o, "kind"))
+		return snapjs_fail(j, o->col, "an \"ops\" entry needs a "
+					      "\"kind\"");
+	if (snapjs_enum(j, o, "kind", kind_name, 3, 0, &kind) ||
+	    snapjs_enum(j, o, "status", status_name, 3, 0, &status) ||
+	    read_peer(r, o, op) ||
+	    snapjs_int(j, o, "tag", INT_MIN, INT_MAX, 0, &op->tag) ||
+	    snapjs_bool(j, o, "any_tag", &op->any_tag) ||
+	    snapjs_u64(j, o, "length", &op->length) ||
+	    snapjs_addr(j, o, "buffer", &op->buffer) ||
+	    snapjs_bool(j, o, "system_buffer", &op->system_buffer) ||
+	    read_actual(r, o, op) ||
+	    snapjs_addr(j, o, "request", &op->request) ||
+	    snapjs_bool(j, o, "corrected", &op->status_corrected) ||
+	    read_extra(j, o, op) || read_origin(j, o, op))
 		return -MD_E_INPUT;
 	op->kind = kind;
 	op->status = status;
 	return 0;
 }
 
-static int read_ops(struct snaprd *r, struct snap_rank *k)
+static int read_ops(struct snapread *r, const struct snapjs_node *o,
+		    struct snap_rank *k)
 {
-	const struct snaprd_op *ops = r->ops.a;
-	int n;
+	const struct snapjs_node *a, *e;
 
-	if (snaprd_array(r, &r->top[RDL_OPS], "ops", 1 << 24, &n))
+	if (snapjs_array(&r->j, o, "ops", 1 << 24, &a))
 		return -MD_E_INPUT;
-	if (!n)
+	if (!a || !a->n)
 		return 0;
-	k->ops = xcalloc((size_t)n, sizeof(*k->ops));
-	k->nops = n;
-	for (int i = 0; i < n; i++) {
-		r->at_op = i;
-		if (read_op(r, &k->ops[i], &ops[i]))
+	k->ops = xcalloc((size_t)a->n, sizeof(*k->ops));
+	k->nops = a->n;
+	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e)) {
+		if (read_op(r, e, &k->ops[++r->j.at_op]))
 			return -MD_E_INPUT;
 	}
-	r->at_op = -1;
+	r->j.at_op = -1;
 	return 0;
 }
 
-static int read_frame(struct snaprd *r, struct snap_frame *f,
-		      const struct snaprd_frame *o)
+static int read_frame(struct snapjs *j, const struct snapjs_node *o,
+		      struct snap_frame *f)
 {
-	const struct snaprd_val *v = o->v;
-
-	if (!o->object)
-		return snaprd_fail(r, "frames",
-				   "an entry of \"frames\" is not an "
-				   "object");
-	if (snaprd_addr(r, &v[RDF_PC], "pc", &f->pc) ||
-	    snaprd_str(r, &v[RDF_FUNC], "func", &f->func) ||
-	    snaprd_str(r, &v[RDF_OBJECT], "object", &f->object) ||
-	    snaprd_str(r, &v[RDF_FILE], "file", &f->file) ||
-	    snaprd_int(r, &v[RDF_LINE], "line", 0, INT_MAX, 0, &f->line))
+	if (o->type != SNAPJS_OBJ)
+		return snapjs_fail(j, o->col,
+				   "a \"frames\" entry must be an object");
+	if (snapjs_addr(j, o, "pc", &f->pc) ||
+	    snapjs_str(j, o, "func", &f->func) ||
+	    snapjs_str(j, o, "object", &f->object) ||
+	    snapjs_str(j, o, "file", &f->file) ||
+	    snapjs_int(j, o, "line", 0, INT_MAX, 0, &f->line))
 		return -MD_E_INPUT;
 	return 0;
 }
 
-static int read_thread(struct snaprd *r, struct snap_thread *t,
-		       const struct snaprd_thread *o)
+static int read_thread(struct snapjs *j, const struct snapjs_node *o,
+		       struct snap_thread *t)
 {
-	const struct snaprd_frame *frames = r->frames.a;
-	const struct snaprd_val *v = o->v;
-	int n;
+	const struct snapjs_node *a, *e;
+	int n, i = 0;
 
 	t->mpi_frame = t->user_frame = -1;
-	if (!o->object)
-		return snaprd_fail(r, "threads",
-				   "an entry of \"threads\" is not "
-				   "an object");
-	if (snaprd_int(r, &v[RDT_TID], "tid", 0, INT_MAX, 0, &t->tid) ||
-	    snaprd_str(r, &v[RDT_CALL], "call", &t->mpi_call) ||
-	    snaprd_bool(r, &v[RDT_PROGRESS], "progress_thread",
-			&t->progress_thread) ||
-	    snaprd_array(r, &v[RDT_FRAMES], "frames", 1 << 20, &n))
+	if (o->type != SNAPJS_OBJ)
+		return snapjs_fail(j, o->col,
+				   "a \"threads\" entry must be an object");
+	if (snapjs_int(j, o, "tid", 0, INT_MAX, 0, &t->tid) ||
+	    snapjs_str(j, o, "call", &t->mpi_call) ||
+	    snapjs_bool(j, o, "progress_thread", &t->progress_thread) ||
+	    snapjs_array(j, o, "frames", 1 << 20, &a))
 		return -MD_E_INPUT;
-	if (snaprd_int(r, &v[RDT_MPI_FRAME], "mpi_frame", -1, n - 1, -1,
-		       &t->mpi_frame) ||
-	    snaprd_int(r, &v[RDT_USER_FRAME], "user_frame", -1, n - 1, -1,
-		       &t->user_frame))
+	n = a ? a->n : 0;
+	if (snapjs_int(j, o, "mpi_frame", -1, n - 1, -1, &t->mpi_frame) ||
+	    snapjs_int(j, o, "user_frame", -1, n - 1, -1, &t->user_frame))
 		return -MD_E_INPUT;
 	if (!n)
 		return 0;
-	t->frames = xmalloc((size_t)n * sizeof(*t->frames));
+	t->frames = xcalloc((size_t)n, sizeof(*t->frames));
 	t->nframes = n;
-	for (int i = 0; i < n; i++)
-		if (read_frame(r, &t->frames[i], &frames[o->frame0 + i]))
+	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
+		if (read_frame(j, e, &t->frames[i++]))
 			return -MD_E_INPUT;
 	return 0;
 }
 
-static int read_threads(struct snaprd *r, struct snap_rank *k)
+static int read_threads(struct snapjs *j, const struct snapjs_node *o,
+			struct snap_rank *k)
 {
-	const struct snaprd_thread *threads = r->threads.a;
-	int n;
+	const struct snapjs_node *a, *e;
+	int i = 0;
 
-	if (snaprd_array(r, &r->top[RDL_THREADS], "threads", 1 << 20, &n))
+	if (snapjs_array(j, o, "threads", 1 << 20, &a))
 		return -MD_E_INPUT;
-	if (!n)
+	if (!a || !a->n)
 		return 0;
-	k->threads = xcalloc((size_t)n, sizeof(*k->threads));
-	k->nthreads = n;
-	for (int i = 0; i < n; i++)
-		if (read_thread(r, &k->threads[i], &threads[i]))
+	k->threads = xcalloc((size_t)a->n, sizeof(*k->threads));
+	k->nthreads = a->n;
+	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
+		if (read_thread(j, e, &k->threads[i++]))
 			return -MD_E_INPUT;
+	return 0;
+}
+
+/* The rank's number: the next one, after all communicators. */
+static int rank_number(struct snapread *r, const struct snapjs_node *o,
+		       int *idx)
+{
+	struct snapjs *j = &r->j;
+	int col = snapjs_get(j, o, "rank")->col;
+
+	if (snapjs_int(j, o, "rank", 0, INT_MAX, 0, idx))
+		return -MD_E_INPUT;
+	if (r->comms_read != r->ncomms)
+		return snapjs_fail(j, col,
+				   "rank %d comes after %d communicator "
+				   "lines, the header says %d",
+				   *idx, r->comms_read, r->ncomms);
+	if (*idx >= r->nranks)
+		return snapjs_fail(j, col,
+				   "rank %d is out of range (%d ranks in the "
+				   "header)",
+				   *idx, r->nranks);
+	if (*idx != r->ranks_read)
+		return snapjs_fail(j, col,
+				   "rank %d comes where rank %d was expected: "
+				   "ranks must be in order, each once",
+				   *idx, r->ranks_read);
 	return 0;
 }
 
 /* Room for rank idx; grows by doubling so a header that lies about
  * nranks on a pipe costs nothing until the rank lines are there. */
-static void ranks_reserve(struct snaprd *r, int idx)
+static void ranks_reserve(struct snapread *r, int idx)
 {
+	struct snap *s = r->j.s;
 	long long cap = r->ranks_cap;
 
 	if (idx < r->ranks_cap)
 		return;
 	while (cap <= idx)
-		cap = cap ? 2 * cap : 4096;
+		cap = cap ? 2 * cap : 64;
 	if (cap > r->nranks)
 		cap = r->nranks;
-	r->s->ranks = xrealloc(r->s->ranks, (size_t)cap * sizeof(*r->s->ranks));
+	s->ranks = xrealloc(s->ranks, (size_t)cap * sizeof(*s->ranks));
 	r->ranks_cap = (int)cap;
 }
 
-static int rank_number(struct snaprd *r, int *idx)
+int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 {
-	if (snaprd_int(r, &r->top[RDL_RANK], "rank", 0, INT_MAX, 0, idx))
-		return -MD_E_INPUT;
-	if (r->comms_read != r->ncomms)
-		return snaprd_fail(r, NULL,
-				   "rank %d comes after %d communicator "
-				   "lines, the header says %d",
-				   *idx, r->comms_read, r->ncomms);
-	if (*idx >= r->nranks)
-		return snaprd_fail(r, "rank",
-				   "rank %d is out of range (%d ranks "
-				   "in the header)",
-				   *idx, r->nranks);
-	/* A part read beside others starts where its first line says;
-	 * whether that is where the part before it ended is checked when
-	 * both are done (snapread_par.c). */
-	if (r->par && r->rank0 < 0)
-		r->rank0 = r->ranks_read = *idx;
-	if (*idx < r->ranks_read)
-		return snaprd_fail(r, "rank", "rank %d appears twice", *idx);
-	if (*idx > r->ranks_read)
-		return snaprd_fail(r, "rank",
-				   "rank %d comes where rank %d was "
-				   "expected: ranks must be in order, none "
-				   "missing",
-				   *idx, r->ranks_read);
-	return 0;
-}
-
-int snaprd_rank(struct snaprd *r)
-{
-	const struct snaprd_val *v = r->top;
+	struct snapjs *j = &r->j;
 	struct snap_rank *k;
 	int idx, state, progress;
 
-	if (rank_number(r, &idx))
-		return -MD_E_INPUT;
-	/* Two parts that claim one rank must not both write it. */
-	if (r->claimed &&
-	    __atomic_exchange_n(&r->claimed[idx], 1, __ATOMIC_RELAXED))
+	if (rank_number(r, o, &idx))
 		return -MD_E_INPUT;
 	ranks_reserve(r, idx);
-	k = &r->s->ranks[idx];
+	k = &j->s->ranks[idx];
 	memset(k, 0, sizeof(*k));
 	k->rank = idx;
-	/* Counted now so that a half-read rank is released: by snap_free,
-	 * or by the parallel read for its part. */
-	if (r->par)
-		r->hi = idx + 1;
-	else
-		r->s->nranks = idx + 1;
-	r->at_rank = idx;
-	if (snaprd_int(r, &v[RDL_PID], "pid", 0, INT_MAX, 0, &k->pid) ||
-	    snaprd_str(r, &v[RDL_HOST], "host", &k->host) ||
-	    snaprd_str(r, &v[RDL_EXE], "exe", &k->exe) ||
-	    snaprd_str(r, &v[RDL_COLLECTED_ON], "collected_on",
-		       &k->collected_on) ||
-	    snaprd_enum(r, &v[RDL_STATE], "state", state_name, 4, 0, &state) ||
-	    snaprd_enum(r, &v[RDL_PROGRESS], "progress", progress_name, 3, 0,
-			&progress) ||
-	    snaprd_str(r, &v[RDL_CALL], "call", &k->mpi_call) ||
-	    read_site(r, k) || read_members(r, k) || read_queues(r, k) ||
-	    read_ops(r, k) || read_threads(r, k) || snaprd_track(r, k) ||
-	    snaprd_str(r, &v[RDL_REASON], "reason", &k->reason))
+	/* Counted now so that snap_free releases a half-read rank. */
+	j->s->nranks = idx + 1;
+	j->at_rank = idx;
+	if (snapjs_int(j, o, "pid", 0, INT_MAX, 0, &k->pid) ||
+	    snapjs_str(j, o, "host", &k->host) ||
+	    snapjs_str(j, o, "exe", &k->exe) ||
+	    snapjs_str(j, o, "collected_on", &k->collected_on) ||
+	    snapjs_enum(j, o, "state", state_name, 4, 0, &state) ||
+	    snapjs_enum(j, o, "progress", progress_name, 3, 0, &progress) ||
+	    snapjs_str(j, o, "call", &k->mpi_call) || read_site(j, o, k) ||
+	    read_members(r, o, k) || read_queues(j, o, k) ||
+	    read_ops(r, o, k) || read_threads(j, o, k) ||
+	    snapread_track(r, o, k) || snapjs_str(j, o, "reason", &k->reason))
 		return -MD_E_INPUT;
 	k->state = state;
 	k->progress = progress;

@@ -1,9 +1,10 @@
 /*
  * snapwrite.c - write a snapshot as JSON Lines (doc/snapshot-format.md).
  *
- * Every line is built as a json-c object and printed by json-c, so no
- * string is escaped by hand.  Fields at their default are left out to
- * keep a million rank lines short; snap_read() puts the defaults back.
+ * yajl's generator writes each line (the reader parses with yajl too:
+ * one library, one idea of JSON), so no string is escaped by hand and no
+ * tree is built.  Fields at their default are left out to keep a million
+ * rank lines short; snap_read() puts the defaults back.
  */
 #include "snap.h"
 
@@ -12,76 +13,103 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include <yajl/yajl_gen.h>
 
 #include "md.h"
 
-typedef struct json_object jobj;
+typedef yajl_gen jgen;
 
-static void add(jobj *o, const char *key, jobj *v)
+static void put_str(jgen g, const char *v)
 {
-	json_object_object_add_ex(o, key, v,
-				  JSON_C_OBJECT_ADD_KEY_IS_NEW |
-					  JSON_C_OBJECT_KEY_IS_CONSTANT);
+	yajl_gen_string(g, (const unsigned char *)v, strlen(v));
 }
 
-static void add_str(jobj *o, const char *key, const char *v)
+static void add_str(jgen g, const char *key, const char *v)
 {
-	if (v)
-		add(o, key, json_object_new_string(v));
+	if (!v)
+		return;
+	put_str(g, key);
+	put_str(g, v);
 }
 
-static void add_int(jobj *o, const char *key, int64_t v)
+static void add_int(jgen g, const char *key, int64_t v)
 {
-	add(o, key, json_object_new_int64(v));
+	put_str(g, key);
+	yajl_gen_integer(g, v);
 }
 
-static void add_addr(jobj *o, const char *key, uint64_t v)
+static void add_u64(jgen g, const char *key, uint64_t v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
+
+	put_str(g, key);
+	yajl_gen_number(g, buf, (size_t)n);
+}
+
+static void add_addr(jgen g, const char *key, uint64_t v)
 {
 	char buf[24];
 
 	if (!v)
 		return;
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	add(o, key, json_object_new_string(buf));
+	add_str(g, key, buf);
 }
 
-static void add_true(jobj *o, const char *key, bool v)
+static void add_true(jgen g, const char *key, bool v)
 {
-	if (v)
-		add(o, key, json_object_new_boolean(1));
+	if (!v)
+		return;
+	put_str(g, key);
+	yajl_gen_bool(g, 1);
 }
 
-/* Print one line and drop the object. */
-static void put_line(jobj *o, FILE *f)
+/* Open an object or array value under key. */
+static void open_map(jgen g, const char *key)
 {
-	fputs(json_object_to_json_string_ext(
-		      o,
-		      JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
-	      f);
+	put_str(g, key);
+	yajl_gen_map_open(g);
+}
+
+static void open_array(jgen g, const char *key)
+{
+	put_str(g, key);
+	yajl_gen_array_open(g);
+}
+
+/* Close the line's object, print it and start the next line. */
+static void put_line(jgen g, FILE *f)
+{
+	const unsigned char *buf;
+	size_t len;
+
+	yajl_gen_map_close(g);
+	yajl_gen_get_buf(g, &buf, &len);
+	fwrite(buf, 1, len, f);
 	fputc('\n', f);
-	json_object_put(o);
+	yajl_gen_clear(g);
+	yajl_gen_reset(g, NULL);
 }
 
-static void write_header(const struct snap *s, FILE *f)
+static void write_header(jgen g, const struct snap *s, FILE *f)
 {
-	jobj *o = json_object_new_object();
-
-	add_str(o, "format", SNAP_FORMAT);
-	add_int(o, "version", SNAP_VERSION);
-	add_int(o, "time", s->time);
-	add_str(o, "tool", s->tool);
-	add_str(o, "host", s->host);
-	add_int(o, "starter_pid", s->starter_pid);
-	add_str(o, "starter", s->starter);
-	add_str(o, "mpi", s->mpi);
-	add_str(o, "dll", s->dll);
-	add_str(o, "types", s->types);
-	add_int(o, "looks", s->looks);
-	add_int(o, "interval_ms", s->interval_ms);
-	add_int(o, "nranks", s->nranks);
-	add_int(o, "ncomms", s->ncomms);
-	put_line(o, f);
+	yajl_gen_map_open(g);
+	add_str(g, "format", SNAP_FORMAT);
+	add_int(g, "version", SNAP_VERSION);
+	add_int(g, "time", s->time);
+	add_str(g, "tool", s->tool);
+	add_str(g, "host", s->host);
+	add_int(g, "starter_pid", s->starter_pid);
+	add_str(g, "starter", s->starter);
+	add_str(g, "mpi", s->mpi);
+	add_str(g, "dll", s->dll);
+	add_str(g, "types", s->types);
+	add_int(g, "looks", s->looks);
+	add_int(g, "interval_ms", s->interval_ms);
+	add_int(g, "nranks", s->nranks);
+	add_int(g, "ncomms", s->ncomms);
+	put_line(g, f);
 }
 
 static size_t digits(int v)
@@ -129,9 +157,9 @@ static char *group_ranges(const int *g, int n)
 	return out;
 }
 
-/* The neighbours as "1,3;0,2;;1": local ranks, one list per local rank
- * in order, ';' between the lists. */
-static void add_topo(jobj *o, const struct snap_comm *c)
+/* The topology's neighbours as "1,3;0,2;;1": local ranks, one list per
+ * local rank in order, ';' between the lists. */
+static void write_topo(jgen g, const struct snap_comm *c)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -150,273 +178,257 @@ static void add_topo(jobj *o, const struct snap_comm *c)
 				c->nbr[k]);
 	}
 	fclose(m);
-	add_str(o, "topo", snap_topo_name(c->topo));
-	add_str(o, "neighbors", text);
+	add_str(g, "topo", snap_topo_name(c->topo));
+	add_str(g, "neighbors", text ? text : "");
 	free(text);
 }
 
-static void write_comm(const struct snap_comm *c, int idx, FILE *f)
+static void write_comm(jgen g, const struct snap_comm *c, int idx, FILE *f)
 {
-	jobj *o = json_object_new_object();
 	char *ranges;
 
-	add_int(o, "comm", idx);
-	add(o, "id", json_object_new_uint64(c->id));
-	add_str(o, "name", c->name ? c->name : "");
-	add_int(o, "size", c->size);
+	yajl_gen_map_open(g);
+	add_int(g, "comm", idx);
+	add_u64(g, "id", c->id);
+	add_str(g, "name", c->name ? c->name : "");
+	add_int(g, "size", c->size);
 	if (c->group) {
 		ranges = group_ranges(c->group, c->size);
 		if (ranges) {
-			add_str(o, "group", ranges);
+			add_str(g, "group", ranges);
 			free(ranges);
 		} else {
-			jobj *a = json_object_new_array_ext(c->size);
-
+			open_array(g, "group");
 			for (int i = 0; i < c->size; i++)
-				json_object_array_add(
-					a, json_object_new_int(c->group[i]));
-			add(o, "group", a);
+				yajl_gen_integer(g, c->group[i]);
+			yajl_gen_array_close(g);
 		}
 	}
-	add_topo(o, c);
-	put_line(o, f);
+	write_topo(g, c);
+	put_line(g, f);
 }
 
-static jobj *op_object(const struct snap_op *op)
+static void write_op(jgen g, const struct snap_op *op)
 {
-	jobj *o = json_object_new_object();
-
-	add_str(o, "kind", snap_op_kind_name(op->kind));
+	yajl_gen_map_open(g);
+	add_str(g, "kind", snap_op_kind_name(op->kind));
 	if (op->status != SNAP_ST_PENDING)
-		add_str(o, "status", snap_status_name(op->status));
+		add_str(g, "status", snap_status_name(op->status));
 	if (op->comm >= 0)
-		add_int(o, "comm", op->comm);
-	add_int(o, "peer", op->peer_local);
-	add_int(o, "peer_global", op->peer_global);
+		add_int(g, "comm", op->comm);
+	add_int(g, "peer", op->peer_local);
+	add_int(g, "peer_global", op->peer_global);
 	if (op->any_tag)
-		add_true(o, "any_tag", true);
+		add_true(g, "any_tag", true);
 	else
-		add_int(o, "tag", op->tag);
+		add_int(g, "tag", op->tag);
 	if (op->length)
-		add(o, "length", json_object_new_uint64(op->length));
-	add_addr(o, "buffer", op->buffer);
-	add_true(o, "system_buffer", op->system_buffer);
+		add_u64(g, "length", op->length);
+	add_addr(g, "buffer", op->buffer);
+	add_true(g, "system_buffer", op->system_buffer);
 	if (op->status >= SNAP_ST_MATCHED || op->kind == SNAP_OP_SEND) {
-		jobj *a = json_object_new_object();
-
-		add_int(a, "peer", op->actual_local);
-		add_int(a, "peer_global", op->actual_global);
-		add_int(a, "tag", op->actual_tag);
-		add(a, "length", json_object_new_uint64(op->actual_length));
-		add(o, "actual", a);
+		open_map(g, "actual");
+		add_int(g, "peer", op->actual_local);
+		add_int(g, "peer_global", op->actual_global);
+		add_int(g, "tag", op->actual_tag);
+		add_u64(g, "length", op->actual_length);
+		yajl_gen_map_close(g);
 	}
-	add_addr(o, "request", op->request);
-	add_true(o, "corrected", op->status_corrected);
+	add_addr(g, "request", op->request);
+	add_true(g, "corrected", op->status_corrected);
 	if (op->source != SNAP_SRC_DLL)
-		add_str(o, "source", snap_source_name(op->source));
-	if (op->req_type)
-		add_str(o, "type", op->req_type);
+		add_str(g, "source", snap_source_name(op->source));
+	add_str(g, "type", op->req_type);
 	if (op->datatype) {
-		add_str(o, "datatype", op->datatype);
-		add(o, "count", json_object_new_uint64(op->count));
+		add_str(g, "datatype", op->datatype);
+		add_u64(g, "count", op->count);
 	}
 	if (op->sequence)
-		add(o, "seq", json_object_new_uint64(op->sequence));
+		add_u64(g, "seq", op->sequence);
 	if (op->nextra > 0) {
-		jobj *a = json_object_new_array_ext(op->nextra);
-
+		open_array(g, "extra");
 		for (int i = 0; i < op->nextra && i < 5; i++)
-			json_object_array_add(
-				a, json_object_new_string(
-					   op->extra[i] ? op->extra[i] : ""));
-		add(o, "extra", a);
+			put_str(g, op->extra[i] ? op->extra[i] : "");
+		yajl_gen_array_close(g);
 	}
-	return o;
+	yajl_gen_map_close(g);
 }
 
-static jobj *frame_object(const struct snap_frame *fr)
+static void write_frame(jgen g, const struct snap_frame *fr)
 {
-	jobj *o = json_object_new_object();
-
-	add_addr(o, "pc", fr->pc);
-	add_str(o, "func", fr->func);
-	add_str(o, "object", fr->object);
-	add_str(o, "file", fr->file);
+	yajl_gen_map_open(g);
+	add_addr(g, "pc", fr->pc);
+	add_str(g, "func", fr->func);
+	add_str(g, "object", fr->object);
+	add_str(g, "file", fr->file);
 	if (fr->line)
-		add_int(o, "line", fr->line);
-	return o;
+		add_int(g, "line", fr->line);
+	yajl_gen_map_close(g);
 }
 
-static jobj *thread_object(const struct snap_thread *t)
+static void write_thread(jgen g, const struct snap_thread *t)
 {
-	jobj *o = json_object_new_object();
-	jobj *a = json_object_new_array_ext(t->nframes);
-
-	add_int(o, "tid", t->tid);
-	add_str(o, "call", t->mpi_call);
+	yajl_gen_map_open(g);
+	add_int(g, "tid", t->tid);
+	add_str(g, "call", t->mpi_call);
 	if (t->mpi_frame != -1)
-		add_int(o, "mpi_frame", t->mpi_frame);
+		add_int(g, "mpi_frame", t->mpi_frame);
 	if (t->user_frame != -1)
-		add_int(o, "user_frame", t->user_frame);
-	add_true(o, "progress_thread", t->progress_thread);
+		add_int(g, "user_frame", t->user_frame);
+	add_true(g, "progress_thread", t->progress_thread);
+	open_array(g, "frames");
 	for (int i = 0; i < t->nframes; i++)
-		json_object_array_add(a, frame_object(&t->frames[i]));
-	add(o, "frames", a);
-	return o;
+		write_frame(g, &t->frames[i]);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
 }
 
-static void add_site(jobj *o, const struct snap_rank *r)
+static void write_site(jgen g, const struct snap_rank *r)
 {
-	jobj *site;
-
 	if (!r->call_func && !r->call_file && !r->call_line)
 		return;
-	site = json_object_new_object();
-	add_str(site, "func", r->call_func);
-	add_str(site, "file", r->call_file);
+	open_map(g, "site");
+	add_str(g, "func", r->call_func);
+	add_str(g, "file", r->call_file);
 	if (r->call_line)
-		add_int(site, "line", r->call_line);
-	add(o, "site", site);
+		add_int(g, "line", r->call_line);
+	yajl_gen_map_close(g);
 }
 
 /* A number of the track format: SNAP_TRACK_* values by name. */
-static void add_track_int(jobj *o, const char *key, int v)
+static void add_track_int(jgen g, const char *key, int v)
 {
 	if (v == SNAP_TRACK_NONE)
 		return;
 	if (v == SNAP_TRACK_ANY)
-		add_str(o, key, "any");
+		add_str(g, key, "any");
 	else if (v == SNAP_TRACK_PROC_NULL)
-		add_str(o, key, "proc_null");
+		add_str(g, key, "proc_null");
 	else if (v == SNAP_TRACK_ROOT)
-		add_str(o, key, "root");
+		add_str(g, key, "root");
 	else
-		add_int(o, key, v);
+		add_int(g, key, v);
 }
 
-static jobj *track_object(const struct snap_track_rec *t)
+static void write_track_rec(jgen g, const struct snap_track_rec *t)
 {
-	jobj *o = json_object_new_object();
-
-	add_str(o, "kind", snap_track_kind_name(t->kind));
-	add_str(o, "call", t->call);
-	add(o, "seq", json_object_new_uint64(t->seq));
-	add_addr(o, "request", t->request);
-	add_addr(o, "comm_handle", t->comm_handle);
+	yajl_gen_map_open(g);
+	add_str(g, "kind", snap_track_kind_name(t->kind));
+	add_str(g, "call", t->call);
+	add_u64(g, "seq", t->seq);
+	add_addr(g, "request", t->request);
+	add_addr(g, "comm_handle", t->comm_handle);
 	if (t->comm >= 0)
-		add_int(o, "comm", t->comm);
-	add_str(o, "comm_name", t->comm_name);
-	add_track_int(o, "peer", t->peer);
-	add_track_int(o, "tag", t->tag);
+		add_int(g, "comm", t->comm);
+	add_str(g, "comm_name", t->comm_name);
+	add_track_int(g, "peer", t->peer);
+	add_track_int(g, "tag", t->tag);
 	if (t->count)
-		add_int(o, "count", t->count);
-	add_addr(o, "datatype", t->datatype);
-	add_str(o, "datatype_name", t->datatype_name);
-	add_addr(o, "op", t->op);
-	add_str(o, "op_name", t->op_name);
+		add_int(g, "count", t->count);
+	add_addr(g, "datatype", t->datatype);
+	add_str(g, "datatype_name", t->datatype_name);
+	add_addr(g, "op", t->op);
+	add_str(g, "op_name", t->op_name);
 	if (t->ncalls)
-		add(o, "ncalls", json_object_new_uint64(t->ncalls));
-	add_addr(o, "ret", t->ret);
-	add_str(o, "func", t->func);
-	add_str(o, "file", t->file);
+		add_u64(g, "ncalls", t->ncalls);
+	add_addr(g, "ret", t->ret);
+	add_str(g, "func", t->func);
+	add_str(g, "file", t->file);
 	if (t->line)
-		add_int(o, "line", t->line);
-	return o;
+		add_int(g, "line", t->line);
+	yajl_gen_map_close(g);
 }
 
 /* libmdtrack.so's records: one object, so a reader that does not know
  * it skips it whole. */
-static void add_track(jobj *o, const struct snap_rank *r)
+static void write_track(jgen g, const struct snap_rank *r)
 {
-	jobj *t, *a;
-
 	if (!r->tracked)
 		return;
-	t = json_object_new_object();
+	open_map(g, "track");
 	if (r->track_dropped)
-		add(t, "dropped", json_object_new_uint64(r->track_dropped));
-	a = json_object_new_array_ext(r->ntrack);
+		add_u64(g, "dropped", r->track_dropped);
+	open_array(g, "recs");
 	for (int i = 0; i < r->ntrack; i++)
-		json_object_array_add(a, track_object(&r->track[i]));
-	add(t, "recs", a);
-	add(o, "track", t);
+		write_track_rec(g, &r->track[i]);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
 }
 
-static void add_lists(jobj *o, const struct snap_rank *r)
+static void write_lists(jgen g, const struct snap_rank *r)
 {
-	jobj *a;
-
 	if (r->nmembers > 0) {
-		a = json_object_new_array_ext(r->nmembers);
+		open_array(g, "members");
 		for (int i = 0; i < r->nmembers; i++) {
-			jobj *m = json_object_new_array_ext(2);
-
-			json_object_array_add(
-				m, json_object_new_int(r->members[i].comm));
-			json_object_array_add(
-				m,
-				json_object_new_int(r->members[i].local_rank));
-			json_object_array_add(a, m);
+			yajl_gen_array_open(g);
+			yajl_gen_integer(g, r->members[i].comm);
+			yajl_gen_integer(g, r->members[i].local_rank);
+			yajl_gen_array_close(g);
 		}
-		add(o, "members", a);
+		yajl_gen_array_close(g);
 	}
 	if (r->queues == SNAP_QUEUES_NONE) {
-		a = json_object_new_object();
-		add_str(a, "none", r->queues_reason ? r->queues_reason : "");
-		add(o, "queues", a);
+		open_map(g, "queues");
+		add_str(g, "none", r->queues_reason ? r->queues_reason : "");
+		yajl_gen_map_close(g);
 	}
-	add_true(o, "unexpected", r->unexpected_available);
-	add_true(o, "ob1", r->ob1);
+	add_true(g, "unexpected", r->unexpected_available);
+	add_true(g, "ob1", r->ob1);
 	if (r->nops > 0) {
-		a = json_object_new_array_ext(r->nops);
+		open_array(g, "ops");
 		for (int i = 0; i < r->nops; i++)
-			json_object_array_add(a, op_object(&r->ops[i]));
-		add(o, "ops", a);
+			write_op(g, &r->ops[i]);
+		yajl_gen_array_close(g);
 	}
 	if (r->nthreads > 0) {
-		a = json_object_new_array_ext(r->nthreads);
+		open_array(g, "threads");
 		for (int i = 0; i < r->nthreads; i++)
-			json_object_array_add(a, thread_object(&r->threads[i]));
-		add(o, "threads", a);
+			write_thread(g, &r->threads[i]);
+		yajl_gen_array_close(g);
 	}
-	add_track(o, r);
+	write_track(g, r);
 }
 
-static void write_rank(const struct snap_rank *r, int idx, FILE *f)
+static void write_rank(jgen g, const struct snap_rank *r, int idx, FILE *f)
 {
-	jobj *o = json_object_new_object();
-
+	yajl_gen_map_open(g);
 	/* The index is the rank: the file says so even if r->rank is off. */
-	add_int(o, "rank", idx);
+	add_int(g, "rank", idx);
 	if (r->pid)
-		add_int(o, "pid", r->pid);
-	add_str(o, "host", r->host);
-	add_str(o, "exe", r->exe);
-	add_str(o, "collected_on", r->collected_on);
+		add_int(g, "pid", r->pid);
+	add_str(g, "host", r->host);
+	add_str(g, "exe", r->exe);
+	add_str(g, "collected_on", r->collected_on);
 	if (r->state != SNAP_RANK_COLLECTED)
-		add_str(o, "state", snap_state_name(r->state));
+		add_str(g, "state", snap_state_name(r->state));
 	if (r->progress != SNAP_PROGRESS_UNKNOWN)
-		add_str(o, "progress", snap_progress_name(r->progress));
-	add_str(o, "call", r->mpi_call);
-	add_site(o, r);
-	add_lists(o, r);
-	add_str(o, "reason", r->reason);
-	put_line(o, f);
+		add_str(g, "progress", snap_progress_name(r->progress));
+	add_str(g, "call", r->mpi_call);
+	write_site(g, r);
+	write_lists(g, r);
+	add_str(g, "reason", r->reason);
+	put_line(g, f);
 }
 
 int snap_write(const struct snap *s, FILE *f)
 {
-	write_header(s, f);
-	for (int i = 0; i < s->ncomms; i++)
-		write_comm(&s->comms[i], i, f);
-	for (int i = 0; i < s->nranks; i++)
-		write_rank(&s->ranks[i], i, f);
-	for (int i = 0; i < s->nnotes; i++) {
-		jobj *o = json_object_new_object();
+	jgen g = yajl_gen_alloc(NULL);
 
-		add_str(o, "note", s->notes[i]);
-		put_line(o, f);
+	if (!g) {
+		md_error("yajl_gen_alloc: out of memory");
+		abort();
 	}
+	write_header(g, s, f);
+	for (int i = 0; i < s->ncomms; i++)
+		write_comm(g, &s->comms[i], i, f);
+	for (int i = 0; i < s->nranks; i++)
+		write_rank(g, &s->ranks[i], i, f);
+	for (int i = 0; i < s->nnotes; i++) {
+		yajl_gen_map_open(g);
+		add_str(g, "note", s->notes[i]);
+		put_line(g, f);
+	}
+	yajl_gen_free(g);
 	if (fflush(f) != 0 || ferror(f)) {
 		md_error("writing the snapshot: %s; check the disk space and "
 			 "the path",

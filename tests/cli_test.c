@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "support/run_proc.h"
+#include "support/mpijob.h"
 
 static const char *need_bin(void)
 {
@@ -191,7 +192,8 @@ Test(cli, analyze_of_a_deadlocked_snapshot_exits_1_and_writes_junit)
 	md(&r, "analyze", RING3, "--junit", junit);
 	cr_expect_eq(r.code, 1, "exit %d: %s", r.code, r.err);
 	cr_expect(strstr(r.out, "DEADLOCK"), "%s", r.out);
-	xml = rp_slurp(junit);
+	xml = mj_slurp(junit);
+	cr_assert_not_null(xml, "%s was not written", junit);
 	cr_expect(strstr(xml, "<testsuite"), "junit: %s", xml);
 	free(xml);
 	unlink(junit);

@@ -9,24 +9,7 @@
 
 #include "analyze.h"
 #include "snap.h"
-
-static char *read_all(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *mem;
-	int c;
-
-	if (!f)
-		return NULL;
-	mem = open_memstream(&buf, &len);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, mem);
-	fclose(mem);
-	fclose(f);
-	return buf;
-}
+#include "support/mpijob.h"
 
 static char *dump_fixture(const char *name)
 {
@@ -60,7 +43,7 @@ static void check_dump(const char *name)
 		fputs(got, f);
 		fclose(f);
 	}
-	want = read_all(path);
+	want = mj_slurp(path);
 	cr_assert_not_null(want, "%s missing", path);
 	cr_assert_str_eq(got, want, "dump of %s differs from %s", name, path);
 	free(got);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "support/run_proc.h"
+#include "support/mpijob.h"
 
 #define S(lit) ((char *)(lit))
 #define MPIRUN S("mpirun"), S("--allow-run-as-root"), S("--oversubscribe"), \
@@ -114,8 +115,8 @@ Test(e2e_run, run_reports_a_ring_deadlock_at_the_deadline_and_ends_the_job,
 	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=4"), S("-q"),
 			 S("--"), MPIRUN, e.prog, e.dir, NULL };
 	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = rp_slurp(e.out);
-	err = rp_slurp(e.err);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
@@ -141,12 +142,54 @@ Test(e2e_run, run_finds_mpirun_under_a_wrapper_script, .timeout = 90)
 			   "ob1 -np 2 \"$0\" \"$1\"; echo wrapper done"),
 			 e.prog, e.dir, NULL };
 	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = rp_slurp(e.out);
-	err = rp_slurp(e.err);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
 	cr_expect(strstr(out, "DEADLOCK"), "no report: %s", out);
+	free(out);
+	free(err);
+	e2e_done(&e);
+}
+
+/* A binary away from the source tree (built with make BUILD=DIR, or
+ * installed) carries the type provider's sources: Debian's libmpi has no
+ * DWARF and no debug file here, so the queues come from the provider,
+ * built fresh into an empty cache. */
+Test(e2e_run, binary_away_from_the_tree_builds_the_type_provider,
+     .timeout = 120)
+{
+	const char *lib = "/usr/lib/x86_64-linux-gnu/libmpi.so.40";
+	char bin[4096], cache[4096], snap[4096], *out, *err, *text;
+	struct e2e e;
+	int code;
+
+	if (access(lib, R_OK) != 0)
+		cr_skip_test("Debian's %s is not installed", lib);
+	e2e_setup(&e);
+	snprintf(bin, sizeof(bin), "%s/mpi-deadlock", e.dir);
+	snprintf(cache, sizeof(cache), "%s/cache", e.dir);
+	snprintf(snap, sizeof(snap), "%s/snap.jsonl", e.dir);
+	char *cp[] = { S("cp"), S(rp_bin()), bin, NULL };
+	cr_assert_eq(rp_wait(rp_spawn(cp, NULL, NULL, NULL), 10000), 0);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	char *argv[] = { bin, S("run"), S("--timeout=4"), S("-q"),
+			 S("--snapshot"), snap, S("--"), MPIRUN, e.prog, e.dir,
+			 NULL };
+	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 90000);
+	unsetenv("XDG_CACHE_HOME");
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
+	text = mj_slurp(snap);
+	e2e_no_rank_left(&e);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
+		     err);
+	cr_assert_not_null(text, "no snapshot; stderr: %s", err);
+	if (!strstr(text, "separate debug file"))
+		cr_expect(strstr(text, "\"types\":\"type provider compiled"),
+			  "types not from the provider: %.400s", text);
+	free(text);
 	free(out);
 	free(err);
 	e2e_done(&e);
@@ -196,8 +239,8 @@ Test(e2e_run, get_stack_traces_hook_reports_once_per_job, .timeout = 120)
 			 S("--get-stack-traces"), e.prog, e.dir, NULL };
 	e2e_install_gstack(&e);
 	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 80000);
-	out = rp_slurp(e.out);
-	err = rp_slurp(e.err);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_assert_neq(code, -1, "mpirun did not end in 80 s");
 	if (asprintf(&all, "%s%s", out, err) < 0)
@@ -236,7 +279,7 @@ Test(e2e_run, slurm_recipe_reports_on_usr1_and_ends_the_job, .timeout = 120)
 	sleep(1);
 	kill(shell, SIGUSR1);
 	code = rp_wait(shell, 60000);
-	err = rp_slurp(e.err);
+	err = mj_slurp(e.err);
 	e2e_no_rank_left(&e);
 	cr_expect_neq(code, -1, "the batch shell did not end");
 	cr_expect(strstr(err, "mpi-deadlock exit "), "trap did not run: %s",

@@ -13,6 +13,7 @@
 #include "analyze.h"
 #include "support/invariant.h"
 #include "support/snapbuild.h"
+#include "support/mpijob.h"
 
 #define EXPECTED_DIR "tests/expected/reports/"
 
@@ -30,24 +31,6 @@ static char *render(const struct snap *s, const struct anl_opts *o)
 	return text;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&text, &len);
-	while ((c = fgetc(f)) != EOF)
-		fputc(c, m);
-	fclose(m);
-	fclose(f);
-	return text;
-}
-
 static void compare(const struct snap *s, const struct anl_opts *o,
 		    const char *name)
 {
@@ -61,9 +44,12 @@ static void compare(const struct snap *s, const struct anl_opts *o,
 		fputs(got, f);
 		fclose(f);
 	}
-	want = slurp(path);
-	if (!want)
-		cr_skip_test("%s not found: run from the repository root", path);
+	want = mj_slurp(path);
+	/* A missing expected file is a failure, never a skip: a test that
+	 * compares against nothing would pass unseen. */
+	cr_assert_not_null(want, "%s is missing: run from the repository "
+			   "root, or write it with MD_REGEN=1 and review it",
+			   path);
 	cr_expect_str_eq(got, want, "%s differs; got:\n%s", name, got);
 	free(got);
 	free(want);
@@ -179,7 +165,7 @@ Test(report, junit_failure_carries_the_verdict)
 	cr_assert(fd >= 0);
 	close(fd);
 	cr_assert_eq(anl_write_junit(r, "job <1>", path), 0);
-	xml = slurp(path);
+	xml = mj_slurp(path);
 	unlink(path);
 	cr_assert_not_null(xml);
 	cr_expect(strstr(xml, "<testcase name=\"job &lt;1&gt;\""), "%s", xml);

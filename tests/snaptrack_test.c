@@ -139,7 +139,7 @@ Test(snaptrack, a_comm_outside_the_file_is_refused)
 {
 	read_error(HDR "{\"rank\":0,\"track\":{\"recs\":[{\"kind\":\"coll\","
 		       "\"call\":\"MPI_Barrier\",\"comm\":3}]}}\n",
-		   "\"comm\" 3 is not a communicator");
+		   "\"comm\" 3 is out of range");
 }
 
 Test(snaptrack, track_that_is_not_an_object_is_refused)

@@ -8,9 +8,10 @@
  * which is how libmpi itself gets the same DWARF.  Each type is used in a
  * variable below so that the compiler emits its full definition.
  *
- * Built by dt_provider_build() (collector/dwtypes.c) with
+ * Compiled into mpi-deadlock (scripts/embed.sh); written out and built by
+ * dt_provider_build() (collector/dwtypes_provider.c) with
  *   cc -g -c ompi_types.c -I<cache>/inc -I<incdir>/openmpi -I<incdir>
- * where <cache>/inc/ompi/peruse/peruse.h is a copy of peruse.h here.
+ * where <cache>/inc/ompi/peruse/peruse.h is peruse.h here.
  */
 #include "ompi_config.h"
 

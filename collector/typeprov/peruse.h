@@ -9,7 +9,8 @@
  * builds with OMPI_WANT_PERUSE 0), so the copy only has to compile.
  * Declarations follow Open MPI 4.1.4's ompi/peruse/peruse.h.
  *
- * dt_provider_build() copies this file to <cache>/inc/ompi/peruse/peruse.h.
+ * It is compiled into mpi-deadlock (scripts/embed.sh); dt_provider_build()
+ * writes it to <cache>/build-XXXXXX/inc/ompi/peruse/peruse.h.
  */
 #ifndef _PERUSE_H_
 #define _PERUSE_H_

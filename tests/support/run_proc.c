@@ -1,5 +1,6 @@
 /* run_proc.c - see run_proc.h. */
 #include "run_proc.h"
+#include "mpijob.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -91,22 +92,6 @@ int rp_wait(pid_t pid, int timeout_ms)
 	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 }
 
-char *rp_slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return strdup("");
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = strdup("");
-	}
-	fclose(f);
-	return buf;
-}
-
 void rp_run(char *const argv[], const char *in_path, int timeout_ms,
 	    struct rp_result *r)
 {
@@ -115,8 +100,9 @@ void rp_run(char *const argv[], const char *in_path, int timeout_ms,
 	snprintf(out, sizeof(out), "%s/out", dir);
 	snprintf(err, sizeof(err), "%s/err", dir);
 	r->code = rp_wait(rp_spawn(argv, in_path, out, err), timeout_ms);
-	r->out = rp_slurp(out);
-	r->err = rp_slurp(err);
+	/* Both files exist: rp_spawn created them. */
+	r->out = mj_slurp(out);
+	r->err = mj_slurp(err);
 	rp_rmdir(dir);
 	free(dir);
 }
@@ -134,8 +120,8 @@ bool rp_alive(pid_t pid)
 	bool alive;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	s = rp_slurp(path);
-	p = strrchr(s, ')');
+	s = mj_slurp(path);
+	p = s ? strrchr(s, ')') : NULL;
 	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 	free(s);
 	return alive;
@@ -148,8 +134,8 @@ int rp_rank_pids(const char *dir, pid_t *pids, int max)
 
 	for (i = 0; i < 64 && n < max; i++) {
 		snprintf(path, sizeof(path), "%s/rank.%d.pid", dir, i);
-		s = rp_slurp(path);
-		if (atoi(s) > 0)
+		s = mj_slurp(path);
+		if (s && atoi(s) > 0)
 			pids[n++] = atoi(s);
 		free(s);
 	}

@@ -41,9 +41,6 @@ void rp_run(char *const argv[], const char *in_path, int timeout_ms,
 	    struct rp_result *r);
 void rp_result_free(struct rp_result *r);
 
-/* The whole file as a string, "" if unreadable (free). */
-char *rp_slurp(const char *path);
-
 /* Is pid a live process (not a zombie)? */
 bool rp_alive(pid_t pid);
 

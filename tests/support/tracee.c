@@ -15,23 +15,7 @@
 #include <unistd.h>
 
 #include "md.h"
-
-/* The whole file, or NULL. */
-static char *tr_slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
+#include "support/mpijob.h"
 
 static volatile uint64_t tr_magic = TR_MAGIC;
 static volatile sig_atomic_t tr_usr1;
@@ -173,79 +157,9 @@ char *tr_stderr_end(struct tr_capture *cap)
 
 /* ---- a real Open MPI job ---- */
 
-static bool job_ready(const struct tr_job *j, int np)
-{
-	char path[300], line[256];
-	int ready = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/out", j->dir);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		ready += strncmp(line, "MD-READY", 8) == 0;
-	fclose(f);
-	return ready >= np;
-}
-
 static int cmp_pid(const void *a, const void *b)
 {
 	return *(const pid_t *)a - *(const pid_t *)b;
-}
-
-/* The children of every thread of mpirun: orterun forks its ranks from
- * its event thread, not always from the main one. */
-static void find_ranks(struct tr_job *j)
-{
-	char path[300], *text, *p, *end;
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", j->mpirun);
-	d = opendir(path);
-	j->nranks = 0;
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/children",
-			 j->mpirun, de->d_name);
-		text = tr_slurp(path);
-		for (p = text; p && *p && j->nranks < TR_MAX_RANKS; p = end) {
-			long v = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			j->ranks[j->nranks++] = (pid_t)v;
-		}
-		free(text);
-	}
-	if (d)
-		closedir(d);
-	qsort(j->ranks, (size_t)j->nranks, sizeof(pid_t), cmp_pid);
-}
-
-static pid_t spawn_mpirun(struct tr_job *j, int np)
-{
-	char npstr[16], out[300];
-	pid_t pid;
-
-	snprintf(npstr, sizeof(npstr), "%d", np);
-	snprintf(out, sizeof(out), "%s/out", j->dir);
-	fflush(NULL);
-	pid = fork();
-	if (pid != 0)
-		return pid;
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	int in = open("/dev/null", O_RDONLY);
-	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	dup2(in, 0);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	execlp("mpirun", "mpirun", "--allow-run-as-root", "--oversubscribe",
-	       "--mca", "pml", "ob1", "-np", npstr, j->exe, (char *)NULL);
-	_exit(127);
 }
 
 const char *tr_job_start(struct tr_job *j, const char *src, int np)
@@ -272,41 +186,29 @@ const char *tr_job_start(struct tr_job *j, const char *src, int np)
 		tr_job_end(j);
 		return "mpicc failed";
 	}
-	j->mpirun = spawn_mpirun(j, np);
-	for (int i = 0; i < 300 && !job_ready(j, np); i++)
-		usleep(100 * 1000);
-	usleep(700 * 1000);
-	find_ranks(j);
-	if (!job_ready(j, np) || j->nranks != np) {
+	j->job = mj_start("mpirun", j->exe, np, j->dir);
+	if (!j->job || mj_wait_lines(j->job, "MD-READY", np, 30000) != 0) {
 		tr_job_end(j);
 		return "the MPI job did not start within 30 s";
 	}
+	j->mpirun = j->job->pid;
+	usleep(700 * 1000);	/* into the call after the line */
+	if (mj_scan_ranks(j->job) != np || np > TR_MAX_RANKS) {
+		tr_job_end(j);
+		return "the MPI job does not have its ranks as children";
+	}
+	j->nranks = np;
+	memcpy(j->ranks, j->job->ranks, (size_t)np * sizeof(pid_t));
+	qsort(j->ranks, (size_t)np, sizeof(pid_t), cmp_pid);
 	return NULL;
 }
 
 void tr_job_end(struct tr_job *j)
 {
 	char cmd[300];
-	int st;
 
-	if (j->mpirun > 0) {
-		kill(j->mpirun, SIGTERM);
-		for (int i = 0; i < 50; i++) {
-			if (waitpid(j->mpirun, &st, WNOHANG) == j->mpirun) {
-				j->mpirun = 0;
-				break;
-			}
-			usleep(100 * 1000);
-		}
-		/* Orphaned ranks would spin on: end them by pid. */
-		for (int i = 0; i < j->nranks; i++)
-			if (tr_proc_state(j->ranks[i]))
-				kill(j->ranks[i], SIGKILL);
-		if (j->mpirun > 0) {
-			kill(j->mpirun, SIGKILL);
-			waitpid(j->mpirun, &st, 0);
-		}
-	}
+	mj_end(j->job);
+	j->job = NULL;
 	j->mpirun = 0;
 	j->nranks = 0;
 	if (j->dir[0]) {
@@ -341,7 +243,7 @@ char tr_proc_state(pid_t pid)
 	char path[64], *text, *p, c = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	text = tr_slurp(path);
+	text = mj_slurp(path);
 	p = text ? strrchr(text, ')') : NULL;
 	if (p && p[1] == ' ')
 		c = p[2];

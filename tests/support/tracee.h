@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct mj_job;
+
 #define TR_MAGIC 0x6d70692d646c6b21ULL	/* "mpi-dlk!" */
 
 struct tr_child {
@@ -55,11 +57,12 @@ char *tr_stderr_end(struct tr_capture *cap);
 /*
  * A small real Open MPI job for the e2e suites: the sample src (a path
  * under samples/, built with mpicc -g into a temporary directory) under
- * Debian's mpirun with np ranks, stdin from /dev/null.  mpirun gets
- * SIGTERM if the test process dies (PR_SET_PDEATHSIG).
+ * Debian's mpirun with np ranks, started and ended by mpijob.c (mj_start,
+ * mj_end).
  */
 #define TR_MAX_RANKS 8
 struct tr_job {
+	struct mj_job *job;
 	pid_t mpirun;
 	int nranks;
 	pid_t ranks[TR_MAX_RANKS];	/* mpirun's children, in pid order */

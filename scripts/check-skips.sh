@@ -1,0 +1,45 @@
+#!/bin/sh
+# check-skips.sh TAP - after a Criterion run with --tap=TAP (make test,
+# unit, e2e): list every test that skipped, with its reason, and end with
+# one line that counts them.  Criterion counts a skipped test as passing,
+# so without this a test that cannot run would hide.
+#
+# A skip is expected on this machine if its suite::test matches a shell
+# pattern in $MD_EXPECTED_SKIPS (default tests/expected-skips: one
+# pattern per line, then why; # comments).  With CI=true an unexpected
+# skip fails (exit 1).  Tests left out by --filter are not skips.
+set -eu
+tap=$1
+list=${MD_EXPECTED_SKIPS:-tests/expected-skips}
+[ -r "$tap" ] || { echo "check-skips: $tap not found" >&2; exit 1; }
+n=0 expected=0 unexpected=0
+tab=$(printf '\t')
+skips=$(sed -n 's/^ok - \([^ ]*\) *# SKIP \(.*\)$/\1\t\2/p' "$tap" |
+	grep -v "${tab}test was skipped\$" || true)
+while IFS="$tab" read -r name why; do
+	[ -n "$name" ] || continue
+	n=$((n + 1))
+	ok=no
+	if [ -r "$list" ]; then
+		while read -r pat _; do
+			case $pat in '' | '#'*) continue ;; esac
+			# shellcheck disable=SC2254
+			case $name in $pat) ok=yes ;; esac
+		done <"$list"
+	fi
+	if [ $ok = yes ]; then
+		expected=$((expected + 1))
+		echo "[SKIP] $name: $why (expected here: $list)"
+	else
+		unexpected=$((unexpected + 1))
+		echo "[SKIP] $name: $why (NOT expected here: fix the cause, or list it in $list)"
+	fi
+done <<EOT
+$skips
+EOT
+echo "[====] Skipped: $n (counted as passing above) | expected here: $expected | unexpected: $unexpected"
+if [ "$unexpected" -gt 0 ] && [ "${CI:-}" = true ]; then
+	echo "check-skips: $unexpected unexpected skip(s) fail CI" >&2
+	exit 1
+fi
+exit 0
