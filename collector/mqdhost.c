@@ -755,6 +755,17 @@ static void add_member(struct walk *w, int comm, int local_rank)
 	r->nmembers++;
 }
 
+/* Open MPI's DLL can hand back a group with ranks from stale or freed
+ * memory (seen for a cartesian communicator): a group is used only if
+ * each entry is a rank of the job. */
+static bool group_valid(const int *group, int size, int nranks)
+{
+	for (int i = 0; i < size; i++)
+		if (group[i] < 0 || (nranks > 0 && group[i] >= nranks))
+			return false;
+	return true;
+}
+
 static void walk_communicator(struct walk *w)
 {
 	struct mh_entry *e = &w->img->dll->e;
@@ -772,7 +783,8 @@ static void walk_communicator(struct walk *w)
 	c.name[sizeof(c.name) - 1] = '\0';
 	if (e->get_comm_group) {
 		group = xcalloc((size_t)c.size, sizeof(int));
-		if (e->get_comm_group(proc, group) != MQD_OK) {
+		if (e->get_comm_group(proc, group) != MQD_OK ||
+		    !group_valid(group, (int)c.size, w->s->nranks)) {
 			free(group);
 			group = NULL;
 		}
