@@ -111,24 +111,45 @@ static uint64_t fnv_headers(uint64_t h, const char *incdir)
 	return h;
 }
 
+/* The three numbers of a version file: the lines starting with
+ * prefix[0..2], each followed by a number, into v (-1 where no line
+ * matched). */
+static void read_version3(const char *path, const char *const prefix[3],
+			  int v[3])
+{
+	char line[256], *end;
+	FILE *f = fopen(path, "r");
+
+	v[0] = v[1] = v[2] = -1;
+	while (f && fgets(line, sizeof(line), f))
+		for (int i = 0; i < 3; i++) {
+			size_t n = strlen(prefix[i]);
+			long x;
+
+			if (strncmp(line, prefix[i], n) != 0)
+				continue;
+			x = strtol(line + n, &end, 10);
+			if (end != line + n)
+				v[i] = (int)x;
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
 /* "4.1.4" from mpi.h's OMPI_{MAJOR,MINOR,RELEASE}_VERSION. */
 static char *headers_version(const char *incdir)
 {
-	char *p = xasprintf("%s/mpi.h", incdir), line[256];
-	int v[3] = { -1, -1, -1 }, x;
-	FILE *f = fopen(p, "r");
+	static const char *const fmt[3] = {
+		"#define OMPI_MAJOR_VERSION ",
+		"#define OMPI_MINOR_VERSION ",
+		"#define OMPI_RELEASE_VERSION ",
+	};
+	char *p = xasprintf("%s/mpi.h", incdir);
+	int v[3];
 
+	read_version3(p, fmt, v);
 	free(p);
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "#define OMPI_MAJOR_VERSION %d", &x) == 1)
-			v[0] = x;
-		else if (sscanf(line, "#define OMPI_MINOR_VERSION %d", &x) == 1)
-			v[1] = x;
-		else if (sscanf(line, "#define OMPI_RELEASE_VERSION %d", &x) == 1)
-			v[2] = x;
-	}
-	if (f)
-		fclose(f);
 	if (v[0] < 0)
 		return xstrdup("(unknown version)");
 	return xasprintf("%d.%d.%d", v[0], v[1], v[2]);
@@ -360,21 +381,13 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 
 static bool src_version_is(const char *srcdir, const char *version)
 {
-	char *p = xasprintf("%s/VERSION", srcdir), line[256], *v;
-	int x[3] = { -1, -1, -1 }, n;
-	FILE *f = fopen(p, "r");
+	static const char *const fmt[3] = { "major=", "minor=",
+					    "release=" };
+	char *p = xasprintf("%s/VERSION", srcdir), *v;
+	int x[3], n;
 
+	read_version3(p, fmt, x);
 	free(p);
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "major=%d", &n) == 1)
-			x[0] = n;
-		else if (sscanf(line, "minor=%d", &n) == 1)
-			x[1] = n;
-		else if (sscanf(line, "release=%d", &n) == 1)
-			x[2] = n;
-	}
-	if (f)
-		fclose(f);
 	v = xasprintf("%d.%d.%d", x[0], x[1], x[2]);
 	n = strcmp(v, version) == 0;
 	free(v);
