@@ -122,6 +122,18 @@ const struct anl_ev *anl_edge_ev(const struct anl_result *r, int e)
 	return label >= 0 ? &r->ev[label] : NULL;
 }
 
+int anl_op_peer(const struct anl_result *r, const struct snap_op *op)
+{
+	const struct snap_comm *c = op->comm >= 0 && op->comm < r->s->ncomms ?
+		&r->s->comms[op->comm] : NULL;
+
+	if (op->peer_global >= 0)
+		return op->peer_global;
+	if (c && c->group && op->peer_local >= 0 && op->peer_local < c->size)
+		return c->group[op->peer_local];
+	return -1;
+}
+
 char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c)
 {
 	const struct anl_vnode *v = &r->v[c->vnode];
