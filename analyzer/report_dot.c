@@ -107,8 +107,7 @@ static void put_stuck(const struct anl_result *r, int i, FILE *out)
 	fprintf(out, "  c%d [shape=ellipse, label=\"stuck collective %d\\n",
 		i + 1, i + 1);
 	put_escaped(reason, out);
-	fprintf(out, "%s\"];\n", v->evidence ? "" :
-		"\\ntheir internal requests were not read [inferred]");
+	fputs("\"];\n", out);
 	free(reason);
 	for (int k = 0; k < c->nranks; k++)
 		fprintf(out, "  r%d -> c%d [label=\"in %s\"%s];\n",
