@@ -28,6 +28,19 @@ static bool same_ops(const struct snap_rank *a, const struct snap_rank *b)
 	return true;
 }
 
+/* The newest collective call libmdtrack.so recorded in the rank (its
+ * stamps count every collective the rank calls), 0 if none. */
+static uint64_t last_coll(const struct snap_rank *r)
+{
+	uint64_t last = 0;
+
+	for (int i = 0; i < r->ntrack; i++)
+		if (r->track[i].kind == SNAP_TRACK_COLL &&
+		    r->track[i].seq > last)
+			last = r->track[i].seq;
+	return last;
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
@@ -83,7 +96,10 @@ static bool in_loop(const struct snap_rank *in, const struct snap_rank *out)
 enum lk_same lk_compare(const struct snap_rank *old,
 			const struct snap_rank *cur)
 {
-	if (!same_ops(old, cur))
+	/* A rank that called another collective between the looks moved,
+	 * though a long collective repeated at one site shows the same
+	 * call, site and (without ob1's queues) no operation each time. */
+	if (!same_ops(old, cur) || last_coll(old) != last_coll(cur))
 		return LK_CHANGED;
 	if (same_str(old->mpi_call, cur->mpi_call) &&
 	    same_str(old->call_file, cur->call_file) &&

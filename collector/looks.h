@@ -24,6 +24,8 @@ enum lk_same {
 
 /*
  * Compare the look kept so far of a rank (old) with a newer one (cur).
+ * A rank whose pending operations, or (with libmdtrack.so) whose count
+ * of collective calls, differ has moved.
  * A look outside MPI
  * stands in the polling loop when one of its threads has the frame of
  * the user function that called the polling call (the same function,

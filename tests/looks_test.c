@@ -166,3 +166,28 @@ Test(looks, another_mpi_call_between_tests_is_changed)
 	snap_rank_free_data(&a);
 	snap_rank_free_data(&b);
 }
+
+/* libmdtrack.so stamps every collective call: a long collective repeated
+ * at one site (the same call, site and, without ob1, no operation) that
+ * was called again between the looks has moved. */
+Test(looks, collective_called_again_between_looks_is_changed)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+	static const char *const in_ar[] = { "PMPI_Allreduce" };
+
+	look(&a, "MPI_Allreduce", in_ar, 1, "main", 0x401234, 0x7f00000a000);
+	look(&b, "MPI_Allreduce", in_ar, 1, "main", 0x401234, 0x7f00000a000);
+	a.ntrack = b.ntrack = 1;
+	a.track = calloc(1, sizeof(*a.track));
+	b.track = calloc(1, sizeof(*b.track));
+	a.track[0] = (struct snap_track_rec){ .kind = SNAP_TRACK_COLL,
+					      .call = "MPI_Allreduce", .seq = 41,
+					      .ncalls = 41 };
+	b.track[0] = a.track[0];
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	b.track[0].seq = 57;
+	b.track[0].ncalls = 57;
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
