@@ -222,6 +222,8 @@ Test(dwtypes, debug_file_with_wrong_crc_is_not_used)
  * regenerate with:
  *   sed -e '/^#if 0/,/^#endif/d' ompi_common_dll.c | tr '\n' ' ' |
  *   grep -o 'ompi_field_offset([^;]*;' | awk -F, '{print $3 $4}'
+ * and what collector/topo.c reads beside it (topologies, and groups from
+ * the members' process names).
  */
 static const char *const ompi_fields[][2] = {
 	{ "opal_list_item_t", "opal_list_next" },
@@ -289,6 +291,10 @@ static const char *const ompi_fields[][2] = {
 	{ "ompi_group_t", "grp_proc_pointers" },
 	{ "ompi_group_t", "grp_my_rank" },
 	{ "ompi_group_t", "grp_flags" },
+	{ "ompi_proc_t", "super" },
+	{ "opal_proc_t", "proc_name" },
+	{ "opal_process_name_t", "jobid" },
+	{ "opal_process_name_t", "vpid" },
 	{ "ompi_status_public_t", "MPI_SOURCE" },
 	{ "ompi_status_public_t", "MPI_TAG" },
 	{ "ompi_status_public_t", "MPI_ERROR" },

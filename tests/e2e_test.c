@@ -588,7 +588,7 @@ static void run_on_cluster(const char *setup, const char *name,
 			     np);
 	/* Known faults across hosts, listed in tests/expected-skips with
 	 * the reason: the skip stays visible in every run. */
-	if (!strcmp(name, "neighbormissing") || !strcmp(name, "rmafence"))
+	if (!strcmp(name, "rmafence"))
 		cr_skip_test("%s: known to fail across hosts (see "
 			     "tests/expected-skips)", name);
 	cur_hostfile = hf;
