@@ -400,7 +400,11 @@ Test(dwtypes, provider_layouts_equal_the_source_built_libmpi)
 
 		cr_assert_eq(dt_find_type(want, ty, &a), 0, "%s in libmpi", ty);
 		cr_assert_eq(dt_find_type(got, ty, &b), 0, "%s in provider", ty);
-		cr_expect_eq(dt_sizeof(b), dt_sizeof(a), "sizeof %s", ty);
+		/* ompi_proc_t's size follows the build's endpoint tags
+		 * (OMPI_PROC_ENDPOINT_TAG_MAX); only its name is read. */
+		if (strcmp(ty, "ompi_proc_t"))
+			cr_expect_eq(dt_sizeof(b), dt_sizeof(a), "sizeof %s",
+				     ty);
 		if (f)
 			cr_expect_eq(dt_field_offset(b, f),
 				     dt_field_offset(a, f), "%s.%s", ty, f);
