@@ -243,6 +243,11 @@ struct snap_rank {
 	uint64_t track_dropped;
 	int ntrack;
 	struct snap_track_rec *track;
+
+	/* Its arrays (members, ops, threads, frames, track) live in the
+	 * snapshot's pool (snap_alloc: the reader's), freed with the
+	 * snapshot, not one by one. */
+	bool pooled;
 };
 
 struct snap {
@@ -273,10 +278,16 @@ struct snap *snap_new(void);
 /* Frees s and all it owns; snap_free(NULL) does nothing. */
 void snap_free(struct snap *s);
 
-/* Free what one rank owns (its threads' frames, threads, ops, members);
- * the strings stay in the snapshot's pool.  The rank itself is not freed
- * and its counts are left as they were. */
+/* Free what one rank owns (its threads' frames, threads, ops, members,
+ * track; nothing if pooled: the pool keeps them); the strings stay in
+ * the snapshot's pool.  The rank itself is not freed and its counts are
+ * left as they were. */
 void snap_rank_free_data(struct snap_rank *r);
+
+/* n zeroed bytes (8-byte aligned) that live as long as s: a million
+ * ranks' small arrays cost no malloc each.  For a rank's arrays only if
+ * the rank is marked pooled. */
+void *snap_alloc(struct snap *s, size_t n);
 
 /* Intern a string in s: the result lives as long as s.  NULL stays NULL. */
 const char *snap_str(struct snap *s, const char *str);

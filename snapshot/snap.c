@@ -57,6 +57,8 @@ struct snap *snap_new(void)
 
 void snap_rank_free_data(struct snap_rank *r)
 {
+	if (r->pooled)
+		return;
 	for (int t = 0; t < r->nthreads; t++)
 		free(r->threads[t].frames);
 	free(r->threads);
@@ -93,11 +95,13 @@ void snap_free(struct snap *s)
 	free(s);
 }
 
-static char *pool_alloc(struct snap_pool *p, size_t n)
+/* n bytes at a multiple of align (a power of two, at most 8). */
+static char *pool_alloc(struct snap_pool *p, size_t n, size_t align)
 {
 	struct pool_chunk *c = p->chunks;
+	size_t pad = c ? -c->used & (align - 1) : 0;
 
-	if (!c || c->cap - c->used < n) {
+	if (!c || c->cap - c->used < n + pad) {
 		/* Chunks grow from 1 KiB: a small snapshot stays small. */
 		size_t next = c ? (c->cap < POOL_CHUNK ? 2 * c->cap : POOL_CHUNK)
 				: 1024;
@@ -116,9 +120,18 @@ static char *pool_alloc(struct snap_pool *p, size_t n)
 			c->next = p->chunks;
 			p->chunks = c;
 		}
+		pad = 0;
 	}
-	c->used += n;
+	c->used += pad + n;
 	return c->data + c->used - n;
+}
+
+void *snap_alloc(struct snap *s, size_t n)
+{
+	void *m = pool_alloc(s->pool, n ? n : 1, 8);
+
+	memset(m, 0, n);
+	return m;
 }
 
 static void strs_grow(struct snap_pool *p)
@@ -157,7 +170,7 @@ const char *snap_str(struct snap *s, const char *str)
 	for (; p->strs[h]; h = (h + 1) & (p->strcap - 1))
 		if (strcmp(p->strs[h], str) == 0)
 			return p->strs[h];
-	copy = pool_alloc(p, n + 1);
+	copy = pool_alloc(p, n + 1, 1);
 	memcpy(copy, str, n + 1);
 	p->strs[h] = copy;
 	p->nstrs++;

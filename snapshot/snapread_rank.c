@@ -109,7 +109,7 @@ static int read_members(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->members = xcalloc((size_t)a->n, sizeof(*k->members));
+	k->members = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->members));
 	k->nmembers = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e))
 		if (read_member(r, e, k, &k->members[i++]))
@@ -238,7 +238,7 @@ static int read_ops(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->ops = xcalloc((size_t)a->n, sizeof(*k->ops));
+	k->ops = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->ops));
 	k->nops = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e)) {
 		if (read_op(r, e, &k->ops[++r->j.at_op]))
@@ -284,7 +284,7 @@ static int read_thread(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!n)
 		return 0;
-	t->frames = xcalloc((size_t)n, sizeof(*t->frames));
+	t->frames = snap_alloc(j->s, (size_t)n * sizeof(*t->frames));
 	t->nframes = n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_frame(j, e, &t->frames[i++]))
@@ -302,7 +302,7 @@ static int read_threads(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->threads = xcalloc((size_t)a->n, sizeof(*k->threads));
+	k->threads = snap_alloc(j->s, (size_t)a->n * sizeof(*k->threads));
 	k->nthreads = a->n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_thread(j, e, &k->threads[i++]))
@@ -366,6 +366,7 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 	k = &j->s->ranks[idx];
 	memset(k, 0, sizeof(*k));
 	k->rank = idx;
+	k->pooled = true;
 	/* Counted now so that snap_free releases a half-read rank. */
 	j->s->nranks = idx + 1;
 	j->at_rank = idx;
