@@ -10,9 +10,11 @@
 
 #include "md.h"
 
-/* Interned strings live in big chunks: a million equal file names cost
- * one copy, and a million distinct host names cost no malloc each. */
-#define POOL_CHUNK (64 * 1024)
+/* Interned strings and the reader's rank arrays live in big chunks: a
+ * million equal file names cost one copy, and a million distinct host
+ * names cost no malloc each.  Chunks double from 1 KiB to 2 MiB, a huge
+ * page (md_huge_pages). */
+#define POOL_CHUNK (2 << 20)
 
 struct pool_chunk {
 	struct pool_chunk *next;
@@ -102,13 +104,25 @@ static char *pool_alloc(struct snap_pool *p, size_t n, size_t align)
 	size_t pad = c ? -c->used & (align - 1) : 0;
 
 	if (!c || c->cap - c->used < n + pad) {
-		/* Chunks grow from 1 KiB: a small snapshot stays small. */
-		size_t next = c ? (c->cap < POOL_CHUNK ? 2 * c->cap : POOL_CHUNK)
-				: 1024;
+		/* Chunks grow from 1 KiB: a small snapshot stays small.
+		 * Sizes count the header; a whole huge page is aligned. */
+		size_t hdr = sizeof(*c), total = c ? 2 * (hdr + c->cap) : 1024;
 		bool big = n > POOL_CHUNK / 4;
-		size_t cap = big ? n : next < n ? POOL_CHUNK : next;
+		size_t cap;
 
-		c = xmalloc(sizeof(*c) + cap);
+		if (big)
+			total = hdr + n;
+		else if (total > POOL_CHUNK || total - hdr < n)
+			total = POOL_CHUNK;
+		cap = total - hdr;
+		if (total == POOL_CHUNK) {
+			c = aligned_alloc(POOL_CHUNK, POOL_CHUNK);
+			if (!c)
+				c = xmalloc(POOL_CHUNK);
+			md_huge_pages(c, POOL_CHUNK);
+		} else {
+			c = xmalloc(total);
+		}
 		c->used = 0;
 		c->cap = cap;
 		/* A big string gets its own chunk behind the current one so

@@ -337,12 +337,13 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 	return 0;
 }
 
-/* Room for rank idx; grows by doubling so a header that lies about
- * nranks on a pipe costs nothing until the rank lines are there. */
+/* Room for rank idx: all at once from a file, whose size bounded the
+ * header's nranks; from a pipe it grows by doubling, so a header that
+ * lies costs nothing until the rank lines are there. */
 static void ranks_reserve(struct snapread *r, int idx)
 {
 	struct snap *s = r->j.s;
-	long long cap = r->ranks_cap;
+	long long cap = r->size >= 0 ? r->nranks : r->ranks_cap;
 
 	if (idx < r->ranks_cap)
 		return;
@@ -351,6 +352,7 @@ static void ranks_reserve(struct snapread *r, int idx)
 	if (cap > r->nranks)
 		cap = r->nranks;
 	s->ranks = xrealloc(s->ranks, (size_t)cap * sizeof(*s->ranks));
+	md_huge_pages(s->ranks, (size_t)cap * sizeof(*s->ranks));
 	r->ranks_cap = (int)cap;
 }
 
