@@ -58,10 +58,8 @@ static void cl_fini(void)
 
 static char *make_dir(void)
 {
-	char tmpl[] = "/tmp/md-e2ecl.XXXXXX";
-
-	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp failed");
-	cur_dir = xstrdup(tmpl);
+	cur_dir = mj_tmpdir("e2ecl");
+	cr_assert_not_null(cur_dir, "mkdtemp failed");
 	return cur_dir;
 }
 

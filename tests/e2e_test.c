@@ -61,10 +61,8 @@ static void e2e_fini(void)
 
 static char *make_dir(void)
 {
-	char tmpl[] = "/tmp/md-e2e.XXXXXX";
-
-	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp failed");
-	cur_dir = xstrdup(tmpl);
+	cur_dir = mj_tmpdir("e2e");
+	cr_assert_not_null(cur_dir, "mkdtemp failed");
 	return cur_dir;
 }
 
