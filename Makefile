@@ -23,7 +23,7 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 
-PKGS = igraph libelf libunwind-generic json-c yajl
+PKGS = igraph libelf libunwind-generic yajl
 DWARF_CFLAGS = -I/usr/include/libdwarf
 DWARF_LIBS = -ldwarf
 

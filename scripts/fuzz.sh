@@ -20,7 +20,7 @@ SECONDS_=${FUZZ_SECONDS:-0}
 FUZZER=${FUZZER:-libfuzzer}
 OUT=build-fuzz
 SRC="tests/fuzz/snapread_fuzz.c snapshot/*.c common/*.c analyzer/*.c graph/*.c"
-PKGS="igraph json-c yajl"
+PKGS="igraph yajl"
 # shellcheck disable=SC2046
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -fno-omit-frame-pointer
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
