@@ -408,8 +408,8 @@ static long long input_size(FILE *f)
 	return -1;
 }
 
-/* The input in big reads (a 4 KiB stdio buffer costs a system call
- * per 8 ranks), cut into lines in place. */
+/* The input in big reads (64 KiB and up; a 4 KiB stdio buffer costs a
+ * system call per 8 ranks), cut into lines in place. */
 struct lines {
 	char *buf;
 	size_t cap, start, end;
@@ -420,6 +420,10 @@ struct lines {
  * that may be written; -1 at the end. */
 static ssize_t next_line(FILE *f, struct lines *b, char **line)
 {
+	if (!b->buf) {
+		b->cap = 1 << 16;
+		b->buf = xmalloc(b->cap);
+	}
 	for (;;) {
 		char *at = b->buf + b->start;
 		char *nl = memchr(at, '\n', b->end - b->start);
@@ -435,8 +439,8 @@ static ssize_t next_line(FILE *f, struct lines *b, char **line)
 		memmove(b->buf, at, n);
 		b->start = 0;
 		b->end = n;
-		if (b->cap - n < (1 << 16)) {
-			b->cap = b->cap ? 2 * b->cap : 1 << 20;
+		if (n > b->cap / 2) {	/* a long line: room for more */
+			b->cap *= 2;
 			b->buf = xrealloc(b->buf, b->cap);
 		}
 		n = fread(b->buf + b->end, 1, b->cap - b->end - 1, f);
