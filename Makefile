@@ -148,4 +148,4 @@ install: $(BIN) $(TRACKLIB)
 clean:
 	rm -rf build build-asan
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(wildcard $(BUILD)/tools/*.d)
