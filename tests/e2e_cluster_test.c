@@ -50,10 +50,7 @@ static void cl_fini(void)
 		free(cur_instance);
 		cur_instance = NULL;
 	}
-	if (cur_dir && !getenv("MD_KEEP"))
-		mj_rmdir(cur_dir);
-	free(cur_dir);
-	cur_dir = NULL;
+	mj_tmpdir_end(&cur_dir);
 }
 
 static char *make_dir(void)

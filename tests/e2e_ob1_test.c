@@ -32,10 +32,7 @@ static void fini(void)
 {
 	mj_end(job);
 	job = NULL;
-	if (dir && !getenv("MD_KEEP"))
-		mj_rmdir(dir);
-	free(dir);
-	dir = NULL;
+	mj_tmpdir_end(&dir);
 }
 
 /* Run the sample name of setup on np ranks, attach once every rank is

@@ -53,10 +53,7 @@ static void e2e_fini(void)
 		waitpid(cur_other, NULL, 0);
 		cur_other = -1;
 	}
-	if (cur_dir && !getenv("MD_KEEP"))
-		mj_rmdir(cur_dir);
-	free(cur_dir);
-	cur_dir = NULL;
+	mj_tmpdir_end(&cur_dir);
 }
 
 static char *make_dir(void)

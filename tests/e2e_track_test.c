@@ -24,10 +24,7 @@ static char *dir;
 
 static void fini(void)
 {
-	if (dir && !getenv("MD_KEEP"))
-		mj_rmdir(dir);
-	free(dir);
-	dir = NULL;
+	mj_tmpdir_end(&dir);
 }
 
 /* stdout without the marker lines. */

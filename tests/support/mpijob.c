@@ -397,6 +397,14 @@ char *mj_tmpdir(const char *name)
 	return NULL;
 }
 
+void mj_tmpdir_end(char **dir)
+{
+	if (!getenv("MD_KEEP"))
+		mj_rmdir(*dir);
+	free(*dir);
+	*dir = NULL;
+}
+
 void mj_rmdir(const char *dir)
 {
 	DIR *d = dir ? opendir(dir) : NULL;

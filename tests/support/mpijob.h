@@ -131,5 +131,8 @@ int mj_count_lines(const char *text, const char *prefix);
 char *mj_tmpdir(const char *name);
 /* Remove dir and everything in it (NULL: nothing). */
 void mj_rmdir(const char *dir);
+/* A test's folder at its end: removed (kept if MD_KEEP is set, for a
+ * look after a failure), freed, *dir NULL. */
+void mj_tmpdir_end(char **dir);
 
 #endif /* MD_TEST_MPIJOB_H */
