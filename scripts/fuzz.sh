@@ -17,6 +17,9 @@ set -eu
 cd "$(dirname "$0")/.."
 RUNS=${FUZZ_RUNS:-10000000}
 SECONDS_=${FUZZ_SECONDS:-0}
+# A unit that runs longer is a hang (wall time: raise it on a loaded
+# machine, where a nice'd run waits for the processor).
+TIMEOUT=${FUZZ_TIMEOUT:-60}
 FUZZER=${FUZZER:-libfuzzer}
 OUT=build-fuzz
 SRC="tests/fuzz/snapread_fuzz.c snapshot/*.c common/*.c analyzer/*.c graph/*.c"
@@ -52,7 +55,7 @@ else
 	# -close_fd_mask=2 closes the target's stderr (libFuzzer and the
 	# sanitizers keep their own copy of it).
 	$OUT/snapread_fuzz -runs="$RUNS" -max_total_time="$SECONDS_" \
-		-rss_limit_mb=2048 -max_len=8192 -timeout=60 \
+		-rss_limit_mb=2048 -max_len=8192 -timeout="$TIMEOUT" \
 		-close_fd_mask=2 -print_final_stats=1 \
 		-artifact_prefix=$OUT/crashes/ \
 		$OUT/corpus tests/fuzz/corpus </dev/null >$OUT/fuzz.log 2>&1 || true
