@@ -8,7 +8,8 @@
  * interned in the snapshot (snap_str), so equal strings share storage and
  * a million ranks stuck at one line cost one copy of the file name.
  * Arrays are plain heap arrays owned by their parent and freed by
- * snap_free().
+ * snap_free(), except a read rank's (snap_rank.pooled): the reader puts
+ * them in the snapshot's pool, which snap_free() releases whole.
  */
 #ifndef MD_SNAP_H
 #define MD_SNAP_H
