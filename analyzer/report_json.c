@@ -1,95 +1,136 @@
-/* report_json.c - the machine-readable report (doc/report-format.md). */
+/* report_json.c - the machine-readable report (doc/report-format.md),
+ * written with yajl's generator: two-space indents, "key": value. */
+#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include <json-c/json.h>
+#include <yajl/yajl_gen.h>
 
 #include "anl_int.h"
 #include "md.h"
 
-static json_object *str_or_null(const char *s)
+typedef yajl_gen jg;
+
+static void key(jg g, const char *k)
 {
-	return s ? json_object_new_string(s) : NULL;
+	yajl_gen_string(g, (const unsigned char *)k, strlen(k));
 }
 
-static json_object *int_array(const int *v, int n)
+static void str(jg g, const char *k, const char *v)
 {
-	json_object *a = json_object_new_array_ext(n);
+	key(g, k);
+	if (v)
+		yajl_gen_string(g, (const unsigned char *)v, strlen(v));
+	else
+		yajl_gen_null(g);
+}
 
+static void num(jg g, const char *k, long long v)
+{
+	key(g, k);
+	yajl_gen_integer(g, v);
+}
+
+static void u64(jg g, const char *k, uint64_t v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, v);
+
+	key(g, k);
+	yajl_gen_number(g, buf, (size_t)n);
+}
+
+/* An integer, or null when !have. */
+static void num_or_null(jg g, const char *k, bool have, long long v)
+{
+	key(g, k);
+	if (have)
+		yajl_gen_integer(g, v);
+	else
+		yajl_gen_null(g);
+}
+
+static void boolean(jg g, const char *k, bool v)
+{
+	key(g, k);
+	yajl_gen_bool(g, v);
+}
+
+static void int_array(jg g, const char *k, const int *v, int n)
+{
+	key(g, k);
+	yajl_gen_array_open(g);
 	for (int i = 0; i < n; i++)
-		json_object_array_add(a, json_object_new_int(v[i]));
-	return a;
+		yajl_gen_integer(g, v[i]);
+	yajl_gen_array_close(g);
 }
 
-static json_object *comm_obj(const struct anl_result *r, int comm)
+static void comm_obj(jg g, const struct anl_result *r, int comm)
 {
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "name",
-			       json_object_new_string(anl_comm_name(r, comm)));
-	json_object_object_add(o, "id", comm >= 0 && comm < r->s->ncomms ?
-		json_object_new_uint64(r->s->comms[comm].id) : NULL);
-	return o;
+	key(g, "comm");
+	yajl_gen_map_open(g);
+	str(g, "name", anl_comm_name(r, comm));
+	if (comm >= 0 && comm < r->s->ncomms)
+		u64(g, "id", r->s->comms[comm].id);
+	else
+		str(g, "id", NULL);
+	yajl_gen_map_close(g);
 }
 
-static void add_op_fields(json_object *o, const struct snap_op *op)
+static void op_fields(jg g, const struct snap_op *op)
 {
-	json_object *extra = json_object_new_array();
-
-	json_object_object_add(o, "tag", op && !op->any_tag ?
-			       json_object_new_int(op->tag) : NULL);
-	json_object_object_add(o, "any_tag",
-			       json_object_new_boolean(op && op->any_tag));
-	json_object_object_add(o, "bytes", op ?
-			       json_object_new_uint64(op->length) : NULL);
+	num_or_null(g, "tag", op && !op->any_tag, op ? op->tag : 0);
+	boolean(g, "any_tag", op && op->any_tag);
+	if (op)
+		u64(g, "bytes", op->length);
+	else
+		str(g, "bytes", NULL);
 	if (op && op->datatype) {
-		json_object_object_add(o, "datatype",
-				       json_object_new_string(op->datatype));
-		json_object_object_add(o, "count",
-				       json_object_new_uint64(op->count));
+		str(g, "datatype", op->datatype);
+		u64(g, "count", op->count);
 	}
+	key(g, "extra");
+	yajl_gen_array_open(g);
 	for (int i = 0; op && i < op->nextra && i < 5; i++)
 		if (op->extra[i])
-			json_object_array_add(extra,
-				json_object_new_string(op->extra[i]));
-	json_object_object_add(o, "extra", extra);
+			yajl_gen_string(g, (const unsigned char *)op->extra[i],
+					strlen(op->extra[i]));
+	yajl_gen_array_close(g);
 }
 
 /* The unexpected messages that explain a waiting receive (unexpected.c). */
-static void add_unmatched(json_object *o, const struct anl_result *r,
-			  int rank, int k)
+static void unmatched(jg g, const struct anl_result *r, int rank, int k)
 {
 	int idx[8], n = anl_unexpected_find(r->s, rank, k, idx, 8);
-	json_object *a;
 	char *text;
 
 	if (!n)
 		return;
-	a = json_object_new_array_ext(n < 8 ? n : 8);
+	key(g, "unmatched");
+	yajl_gen_array_open(g);
 	for (int i = 0; i < n && i < 8; i++) {
 		const struct snap_op *u = &r->s->ranks[rank].ops[idx[i]];
-		json_object *m = json_object_new_object();
 
-		json_object_object_add(m, "from",
-				       json_object_new_int(u->peer_global));
-		json_object_object_add(m, "tag", json_object_new_int(u->tag));
-		json_object_object_add(m, "comm", comm_obj(r, u->comm));
-		json_object_array_add(a, m);
+		yajl_gen_map_open(g);
+		num(g, "from", u->peer_global);
+		num(g, "tag", u->tag);
+		comm_obj(g, r, u->comm);
+		yajl_gen_map_close(g);
 	}
-	json_object_object_add(o, "unmatched", a);
+	yajl_gen_array_close(g);
 	text = anl_unexpected_text(r, rank, k);
-	json_object_object_add(o, "unmatched_text", str_or_null(text));
+	str(g, "unmatched_text", text);
 	free(text);
 }
 
 /* One edge between ranks; an edge into a virtual node is followed by the
  * node's own edge and shown as one.  Returns edges used. */
-static int edge_obj(const struct anl_result *r, const int *path, int left,
-		    json_object *edges)
+static int edge_obj(jg g, const struct anl_result *r, const int *path,
+		    int left)
 {
 	const struct anl_ev *ev = anl_edge_ev(r, path[0]);
 	int from = wfg_edge_from(r->g, path[0]), to = wfg_edge_to(r->g, path[0]);
 	const struct snap_rank *sr = &r->s->ranks[from];
-	json_object *o;
 	int used = 1;
 
 	if (to >= r->nranks && left > 1) {
@@ -98,214 +139,252 @@ static int edge_obj(const struct anl_result *r, const int *path, int left,
 	}
 	if (!ev || from >= r->nranks)
 		return used;
-	o = json_object_new_object();
-	json_object_object_add(o, "from", json_object_new_int(from));
-	json_object_object_add(o, "to", json_object_new_int(to));
-	json_object_object_add(o, "kind",
-			json_object_new_string(anl_edge_kind_name(ev->kind)));
-	json_object_object_add(o, "comm", comm_obj(r, ev->comm));
-	add_op_fields(o, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
+	yajl_gen_map_open(g);
+	num(g, "from", from);
+	num(g, "to", to);
+	str(g, "kind", anl_edge_kind_name(ev->kind));
+	comm_obj(g, r, ev->comm);
+	op_fields(g, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
 	if (ev->op >= 0)
-		add_unmatched(o, r, from, ev->op);
-	json_object_object_add(o, "any_source",
-			       json_object_new_boolean(ev->any_source));
-	json_object_object_add(o, "inferred",
-			       json_object_new_boolean(ev->inferred));
-	json_object_object_add(o, "from_call", str_or_null(sr->mpi_call));
-	json_object_object_add(o, "from_file", str_or_null(sr->call_file));
-	json_object_object_add(o, "from_line", json_object_new_int(sr->call_line));
-	json_object_array_add(edges, o);
+		unmatched(g, r, from, ev->op);
+	boolean(g, "any_source", ev->any_source);
+	boolean(g, "inferred", ev->inferred);
+	str(g, "from_call", sr->mpi_call);
+	str(g, "from_file", sr->call_file);
+	num(g, "from_line", sr->call_line);
+	yajl_gen_map_close(g);
 	return used;
 }
 
-static json_object *cycles_arr(const struct anl_result *r)
+static void cycles_arr(jg g, const struct anl_result *r)
 {
-	json_object *a = json_object_new_array();
-
+	key(g, "cycles");
+	yajl_gen_array_open(g);
 	for (int i = 0; i < r->ncycles; i++) {
 		const struct anl_cycle *c = &r->cycles[i];
-		json_object *o = json_object_new_object();
-		json_object *edges = json_object_new_array();
 
+		yajl_gen_map_open(g);
+		str(g, "kind", anl_cycle_kind_name(c->kind));
+		int_array(g, "ranks", c->ranks, c->nranks);
+		key(g, "edges");
+		yajl_gen_array_open(g);
 		for (int k = 0; k < c->nedges;)
-			k += edge_obj(r, c->edges + k, c->nedges - k, edges);
-		json_object_object_add(o, "kind", json_object_new_string(
-					       anl_cycle_kind_name(c->kind)));
-		json_object_object_add(o, "ranks", int_array(c->ranks, c->nranks));
-		json_object_object_add(o, "edges", edges);
+			k += edge_obj(g, r, c->edges + k, c->nedges - k);
+		yajl_gen_array_close(g);
 		if (c->kind == ANL_CK_STUCK) {
 			char *reason = anl_stuck_reason(r, c);
 
-			json_object_object_add(o, "reason",
-					       json_object_new_string(reason));
-			json_object_object_add(o, "internal_requests_read",
-				json_object_new_boolean(r->v[c->vnode].evidence));
+			str(g, "reason", reason);
+			boolean(g, "internal_requests_read",
+				r->v[c->vnode].evidence);
 			free(reason);
 		}
-		json_object_array_add(a, o);
+		yajl_gen_map_close(g);
 	}
-	return a;
+	yajl_gen_array_close(g);
 }
 
-static json_object *rank_obj(const struct anl_result *r, int i)
+static void ranks_arr(jg g, const struct anl_result *r)
 {
 	static const char *const states[] = {
 		"active", "blocked", "gone", "unknown",
 	};
-	const struct snap_rank *sr = &r->s->ranks[i];
-	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "rank", json_object_new_int(i));
-	json_object_object_add(o, "state",
-			json_object_new_string(states[r->ranks[i].state]));
-	json_object_object_add(o, "role",
-			json_object_new_string(anl_role_name(r->ranks[i].role)));
-	json_object_object_add(o, "call", str_or_null(sr->mpi_call));
-	json_object_object_add(o, "func", str_or_null(sr->call_func));
-	json_object_object_add(o, "file", str_or_null(sr->call_file));
-	json_object_object_add(o, "line", json_object_new_int(sr->call_line));
-	return o;
+	key(g, "ranks");
+	yajl_gen_array_open(g);
+	for (int i = 0; i < r->nranks; i++) {
+		const struct snap_rank *sr = &r->s->ranks[i];
+
+		yajl_gen_map_open(g);
+		num(g, "rank", i);
+		str(g, "state", states[r->ranks[i].state]);
+		str(g, "role", anl_role_name(r->ranks[i].role));
+		str(g, "call", sr->mpi_call);
+		str(g, "func", sr->call_func);
+		str(g, "file", sr->call_file);
+		num(g, "line", sr->call_line);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
 }
 
-static json_object *role_arr(const struct anl_result *r, enum anl_role role)
+static void role_arr(jg g, const char *k, const struct anl_result *r,
+		     enum anl_role role)
 {
-	json_object *a = json_object_new_array();
-
+	key(g, k);
+	yajl_gen_array_open(g);
 	for (int i = 0; i < r->nranks; i++)
 		if (r->ranks[i].role == role)
-			json_object_array_add(a, json_object_new_int(i));
-	return a;
+			yajl_gen_integer(g, i);
+	yajl_gen_array_close(g);
 }
 
-/* A libmdtrack.so record: the call, its arguments and its site. */
-static json_object *track_obj(const struct anl_result *r,
-			      const struct snap_track_rec *t)
+/* A libmdtrack.so record's fields: the call, its arguments, its site. */
+static void track_fields(jg g, const struct anl_result *r,
+			 const struct snap_track_rec *t)
 {
-	json_object *o = json_object_new_object();
-	int g = anl_track_peer_global(r, t);
+	int peer = anl_track_peer_global(r, t);
 	char *comm = anl_track_comm(r, t);
 
-	json_object_object_add(o, "call", json_object_new_string(t->call));
-	json_object_object_add(o, "file", str_or_null(t->file));
-	json_object_object_add(o, "line", t->line ?
-			       json_object_new_int(t->line) : NULL);
-	json_object_object_add(o, "func", str_or_null(t->func));
-	json_object_object_add(o, "comm", json_object_new_string(comm));
+	str(g, "call", t->call);
+	str(g, "file", t->file);
+	num_or_null(g, "line", t->line, t->line);
+	str(g, "func", t->func);
+	str(g, "comm", comm);
 	free(comm);
-	json_object_object_add(o, "peer", t->peer >= 0 ?
-			       json_object_new_int(t->peer) : NULL);
-	json_object_object_add(o, "peer_global", g >= 0 ?
-			       json_object_new_int(g) : NULL);
-	json_object_object_add(o, "any_source", json_object_new_boolean(
-				       t->peer == SNAP_TRACK_ANY));
-	json_object_object_add(o, "tag", t->tag > SNAP_TRACK_ROOT ?
-			       json_object_new_int(t->tag) : NULL);
-	json_object_object_add(o, "any_tag", json_object_new_boolean(
-				       t->tag == SNAP_TRACK_ANY));
-	json_object_object_add(o, "count", json_object_new_int(t->count));
-	json_object_object_add(o, "datatype", str_or_null(t->datatype_name));
-	json_object_object_add(o, "op", str_or_null(t->op_name));
-	return o;
+	num_or_null(g, "peer", t->peer >= 0, t->peer);
+	num_or_null(g, "peer_global", peer >= 0, peer);
+	boolean(g, "any_source", t->peer == SNAP_TRACK_ANY);
+	num_or_null(g, "tag", t->tag > SNAP_TRACK_ROOT, t->tag);
+	boolean(g, "any_tag", t->tag == SNAP_TRACK_ANY);
+	num(g, "count", t->count);
+	str(g, "datatype", t->datatype_name);
+	str(g, "op", t->op_name);
 }
 
-static json_object *postings_arr(const struct anl_result *r)
+static void track_obj(jg g, const char *k, const struct anl_result *r,
+		      const struct snap_track_rec *t)
+{
+	if (!t) {
+		str(g, k, NULL);
+		return;
+	}
+	key(g, k);
+	yajl_gen_map_open(g);
+	track_fields(g, r, t);
+	yajl_gen_map_close(g);
+}
+
+static void postings_arr(jg g, const struct anl_result *r)
 {
 	struct anl_posting *p;
 	int n = anl_postings(r, &p);
-	json_object *a = json_object_new_array_ext(n);
 
+	key(g, "postings");
+	yajl_gen_array_open(g);
 	for (int i = 0; i < n; i++) {
-		json_object *o = json_object_new_object();
-		const struct snap_track_rec *made = p[i].init ? p[i].init
-							      : p[i].post;
 		char *text = anl_posting_text(r, &p[i]);
 		char *req = xasprintf("0x%llx", (unsigned long long)r->s
 				->ranks[p[i].rank].ops[p[i].op].request);
 
-		json_object_object_add(o, "rank", json_object_new_int(p[i].rank));
-		json_object_object_add(o, "request", json_object_new_string(req));
+		yajl_gen_map_open(g);
+		num(g, "rank", p[i].rank);
+		str(g, "request", req);
+		track_obj(g, "posted", r, p[i].init ? p[i].init : p[i].post);
+		track_obj(g, "started", r, p[i].init ? p[i].post : NULL);
+		str(g, "text", text);
+		yajl_gen_map_close(g);
 		free(req);
-		json_object_object_add(o, "posted", track_obj(r, made));
-		json_object_object_add(o, "started",
-				       p[i].init && p[i].post ?
-				       track_obj(r, p[i].post) : NULL);
-		json_object_object_add(o, "text", json_object_new_string(text));
 		free(text);
-		json_object_array_add(a, o);
 	}
+	yajl_gen_array_close(g);
 	free(p);
-	return a;
 }
 
-static json_object *disagreements_arr(const struct anl_result *r)
+static void disagreements_arr(jg g, const struct anl_result *r)
 {
 	static const char *const kinds[] = { "call", "root", "count",
 					     "datatype", "op", "comm" };
 	struct anl_disagree *d;
 	int n = anl_disagreements(r, &d);
-	json_object *a = json_object_new_array_ext(n);
 
+	key(g, "disagreements");
+	yajl_gen_array_open(g);
 	for (int i = 0; i < n; i++) {
-		json_object *o = json_object_new_object();
-		json_object *diff = json_object_new_array();
-		json_object *groups = json_object_new_array();
 		char *text = anl_disagree_text(r, &d[i]);
 
+		yajl_gen_map_open(g);
+		key(g, "differ");
+		yajl_gen_array_open(g);
 		for (unsigned k = 0; k < 6; k++)
 			if (d[i].differ & (1u << k))
-				json_object_array_add(
-					diff, json_object_new_string(kinds[k]));
-		for (int g = 0; g < d[i].ngroups; g++) {
-			json_object *go = track_obj(r, d[i].groups[g].rec);
-
-			json_object_object_add(go, "ranks", int_array(
-					d[i].groups[g].ranks,
-					d[i].groups[g].nranks));
-			json_object_array_add(groups, go);
+				yajl_gen_string(g,
+					(const unsigned char *)kinds[k],
+					strlen(kinds[k]));
+		yajl_gen_array_close(g);
+		key(g, "groups");
+		yajl_gen_array_open(g);
+		for (int k = 0; k < d[i].ngroups; k++) {
+			yajl_gen_map_open(g);
+			track_fields(g, r, d[i].groups[k].rec);
+			int_array(g, "ranks", d[i].groups[k].ranks,
+				  d[i].groups[k].nranks);
+			yajl_gen_map_close(g);
 		}
-		json_object_object_add(o, "differ", diff);
-		json_object_object_add(o, "groups", groups);
-		json_object_object_add(o, "text", json_object_new_string(text));
+		yajl_gen_array_close(g);
+		str(g, "text", text);
+		yajl_gen_map_close(g);
 		free(text);
-		json_object_array_add(a, o);
 	}
+	yajl_gen_array_close(g);
 	anl_disagree_free(d, n);
-	return a;
+}
+
+static void missing_arr(jg g, const struct anl_result *r)
+{
+	int n;
+	char **lines = anl_missing(r, &n);
+
+	key(g, "missing");
+	yajl_gen_array_open(g);
+	for (int i = 0; i < n; i++)
+		yajl_gen_string(g, (const unsigned char *)lines[i],
+				strlen(lines[i]));
+	yajl_gen_array_close(g);
+	anl_strv_free(lines, n);
+}
+
+/* yajl prints an empty array as "[", "\n", "\n", indent, "]": the
+ * second newline is dropped, so it reads "[\n  ]" like any closing
+ * bracket on its own line. */
+struct out {
+	FILE *f;
+	int opened;	/* 1 after "[" or "{", 2 after its newline */
+};
+
+static void print(void *ctx, const char *s, size_t len)
+{
+	struct out *o = ctx;
+	bool nl = len == 1 && s[0] == '\n';
+
+	if (nl && o->opened == 2) {
+		o->opened = 0;
+		return;
+	}
+	o->opened = len == 1 && (s[0] == '[' || s[0] == '{') ? 1
+		    : nl && o->opened == 1		  ? 2
+							  : 0;
+	fwrite(s, 1, len, o->f);
 }
 
 void anl_report_json(const struct anl_result *r, FILE *out)
 {
-	json_object *o = json_object_new_object(), *ranks, *miss;
+	jg g = yajl_gen_alloc(NULL);
+	struct out o = { out, 0 };
 	char *summary = anl_summary(r);
-	char **lines;
-	int n;
 
-	json_object_object_add(o, "format",
-			       json_object_new_string("mpi-deadlock-report"));
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object_object_add(o, "verdict", json_object_new_string(
-				       anl_verdict_name(r->verdict)));
-	json_object_object_add(o, "summary", json_object_new_string(summary));
-	json_object_object_add(o, "nranks", json_object_new_int(r->nranks));
-	json_object_object_add(o, "deadlocked",
-			       role_arr(r, ANL_ROLE_DEADLOCKED));
-	json_object_object_add(o, "behind", role_arr(r, ANL_ROLE_BEHIND));
-	json_object_object_add(o, "cycles", cycles_arr(r));
-	ranks = json_object_new_array_ext(r->nranks);
-	for (int i = 0; i < r->nranks; i++)
-		json_object_array_add(ranks, rank_obj(r, i));
-	json_object_object_add(o, "ranks", ranks);
-	json_object_object_add(o, "postings", postings_arr(r));
-	json_object_object_add(o, "disagreements", disagreements_arr(r));
-	lines = anl_missing(r, &n);
-	miss = json_object_new_array();
-	for (int i = 0; i < n; i++)
-		json_object_array_add(miss, json_object_new_string(lines[i]));
-	json_object_object_add(o, "missing", miss);
-	anl_strv_free(lines, n);
-	fprintf(out, "%s\n", json_object_to_json_string_ext(o,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-			JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
+	if (!g) {
+		md_error("yajl_gen_alloc: out of memory");
+		abort();
+	}
+	/* Pretty: a value per line, the closing newline yajl's. */
+	yajl_gen_config(g, yajl_gen_beautify, 1);
+	yajl_gen_config(g, yajl_gen_indent_string, "  ");
+	yajl_gen_config(g, yajl_gen_print_callback, print, &o);
+	yajl_gen_map_open(g);
+	str(g, "format", "mpi-deadlock-report");
+	num(g, "version", 1);
+	str(g, "verdict", anl_verdict_name(r->verdict));
+	str(g, "summary", summary);
+	num(g, "nranks", r->nranks);
+	role_arr(g, "deadlocked", r, ANL_ROLE_DEADLOCKED);
+	role_arr(g, "behind", r, ANL_ROLE_BEHIND);
+	cycles_arr(g, r);
+	ranks_arr(g, r);
+	postings_arr(g, r);
+	disagreements_arr(g, r);
+	missing_arr(g, r);
+	yajl_gen_map_close(g);
+	yajl_gen_free(g);
 	free(summary);
 }

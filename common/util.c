@@ -1,9 +1,11 @@
 /* util.c - allocation, messages and error texts shared by every module. */
 #include "md.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static const char *const md_err_text[] = {
@@ -53,6 +55,16 @@ void *xrealloc(void *p, size_t n)
 	if (!q)
 		oom(n);
 	return q;
+}
+
+void md_huge_pages(void *p, size_t n)
+{
+	const uintptr_t huge = 2 << 20;
+	uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t end = ((uintptr_t)p + n) & ~(huge - 1);
+
+	if (end > start)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
 char *xstrdup(const char *s)

@@ -8,7 +8,8 @@
  * interned in the snapshot (snap_str), so equal strings share storage and
  * a million ranks stuck at one line cost one copy of the file name.
  * Arrays are plain heap arrays owned by their parent and freed by
- * snap_free().
+ * snap_free(), except a read rank's (snap_rank.pooled): the reader puts
+ * them in the snapshot's pool, which snap_free() releases whole.
  */
 #ifndef MD_SNAP_H
 #define MD_SNAP_H
@@ -243,6 +244,11 @@ struct snap_rank {
 	uint64_t track_dropped;
 	int ntrack;
 	struct snap_track_rec *track;
+
+	/* Its arrays (members, ops, threads, frames, track) live in the
+	 * snapshot's pool (snap_alloc: the reader's), freed with the
+	 * snapshot, not one by one. */
+	bool pooled;
 };
 
 struct snap {
@@ -273,10 +279,16 @@ struct snap *snap_new(void);
 /* Frees s and all it owns; snap_free(NULL) does nothing. */
 void snap_free(struct snap *s);
 
-/* Free what one rank owns (its threads' frames, threads, ops, members);
- * the strings stay in the snapshot's pool.  The rank itself is not freed
- * and its counts are left as they were. */
+/* Free what one rank owns (its threads' frames, threads, ops, members,
+ * track; nothing if pooled: the pool keeps them); the strings stay in
+ * the snapshot's pool.  The rank itself is not freed and its counts are
+ * left as they were. */
 void snap_rank_free_data(struct snap_rank *r);
+
+/* n zeroed bytes (8-byte aligned) that live as long as s: a million
+ * ranks' small arrays cost no malloc each.  For a rank's arrays only if
+ * the rank is marked pooled. */
+void *snap_alloc(struct snap *s, size_t n);
 
 /* Intern a string in s: the result lives as long as s.  NULL stays NULL. */
 const char *snap_str(struct snap *s, const char *str);

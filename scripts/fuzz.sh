@@ -17,10 +17,13 @@ set -eu
 cd "$(dirname "$0")/.."
 RUNS=${FUZZ_RUNS:-10000000}
 SECONDS_=${FUZZ_SECONDS:-0}
+# A unit that runs longer is a hang (wall time: raise it on a loaded
+# machine, where a nice'd run waits for the processor).
+TIMEOUT=${FUZZ_TIMEOUT:-60}
 FUZZER=${FUZZER:-libfuzzer}
 OUT=build-fuzz
 SRC="tests/fuzz/snapread_fuzz.c snapshot/*.c common/*.c analyzer/*.c graph/*.c"
-PKGS="igraph json-c yajl"
+PKGS="igraph yajl"
 # shellcheck disable=SC2046
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -fno-omit-frame-pointer
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -52,7 +55,7 @@ else
 	# -close_fd_mask=2 closes the target's stderr (libFuzzer and the
 	# sanitizers keep their own copy of it).
 	$OUT/snapread_fuzz -runs="$RUNS" -max_total_time="$SECONDS_" \
-		-rss_limit_mb=2048 -max_len=8192 -timeout=60 \
+		-rss_limit_mb=2048 -max_len=8192 -timeout="$TIMEOUT" \
 		-close_fd_mask=2 -print_final_stats=1 \
 		-artifact_prefix=$OUT/crashes/ \
 		$OUT/corpus tests/fuzz/corpus </dev/null >$OUT/fuzz.log 2>&1 || true
@@ -60,7 +63,11 @@ else
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' $OUT/fuzz.log)
 	reports=$(sed -n 's/^reports //p' $MD_FUZZ_COUNTS 2>/dev/null || true)
 	echo "fuzz: executions ${runs:-?}, inputs that reached the report writers ${reports:-?}"
-	n=$(find $OUT/crashes -type f | wc -l)
+	# libFuzzer also keeps an input that took over 10 s there
+	# (slow-unit-*): on a loaded machine that is the load, not a bug.
+	slow=$(find $OUT/crashes -type f -name 'slow-unit-*' | wc -l)
+	[ "$slow" -eq 0 ] || echo "fuzz: $slow input(s) slower than 10 s (slow-unit-*: not crashes)"
+	n=$(find $OUT/crashes -type f ! -name 'slow-unit-*' | wc -l)
 fi
 echo "fuzz: $n crash(es) in $OUT"
 [ "$n" -eq 0 ]

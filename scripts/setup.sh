@@ -10,7 +10,7 @@ set -euo pipefail
 
 pkgs=(build-essential pkg-config ca-certificates openmpi-bin libopenmpi-dev
       libigraph-dev libdwarf-dev libelf-dev libunwind-dev libcriterion-dev
-      libjson-c-dev libyajl-dev uthash-dev dpkg-dev openssh-server iproute2 procps
+      libyajl-dev uthash-dev dpkg-dev openssh-server iproute2 procps
       jq clang clang-format python3)
 pkgs+=("$@")
 

@@ -10,9 +10,11 @@
 
 #include "md.h"
 
-/* Interned strings live in big chunks: a million equal file names cost
- * one copy, and a million distinct host names cost no malloc each. */
-#define POOL_CHUNK (64 * 1024)
+/* Interned strings and the reader's rank arrays live in big chunks: a
+ * million equal file names cost one copy, and a million distinct host
+ * names cost no malloc each.  Chunks double from 1 KiB to 2 MiB, a huge
+ * page (md_huge_pages). */
+#define POOL_CHUNK (2 << 20)
 
 struct pool_chunk {
 	struct pool_chunk *next;
@@ -57,6 +59,8 @@ struct snap *snap_new(void)
 
 void snap_rank_free_data(struct snap_rank *r)
 {
+	if (r->pooled)
+		return;
 	for (int t = 0; t < r->nthreads; t++)
 		free(r->threads[t].frames);
 	free(r->threads);
@@ -93,18 +97,32 @@ void snap_free(struct snap *s)
 	free(s);
 }
 
-static char *pool_alloc(struct snap_pool *p, size_t n)
+/* n bytes at a multiple of align (a power of two, at most 8). */
+static char *pool_alloc(struct snap_pool *p, size_t n, size_t align)
 {
 	struct pool_chunk *c = p->chunks;
+	size_t pad = c ? -c->used & (align - 1) : 0;
 
-	if (!c || c->cap - c->used < n) {
-		/* Chunks grow from 1 KiB: a small snapshot stays small. */
-		size_t next = c ? (c->cap < POOL_CHUNK ? 2 * c->cap : POOL_CHUNK)
-				: 1024;
+	if (!c || c->cap - c->used < n + pad) {
+		/* Chunks grow from 1 KiB: a small snapshot stays small.
+		 * Sizes count the header; a whole huge page is aligned. */
+		size_t hdr = sizeof(*c), total = c ? 2 * (hdr + c->cap) : 1024;
 		bool big = n > POOL_CHUNK / 4;
-		size_t cap = big ? n : next < n ? POOL_CHUNK : next;
+		size_t cap;
 
-		c = xmalloc(sizeof(*c) + cap);
+		if (big)
+			total = hdr + n;
+		else if (total > POOL_CHUNK || total - hdr < n)
+			total = POOL_CHUNK;
+		cap = total - hdr;
+		if (total == POOL_CHUNK) {
+			c = aligned_alloc(POOL_CHUNK, POOL_CHUNK);
+			if (!c)
+				c = xmalloc(POOL_CHUNK);
+			md_huge_pages(c, POOL_CHUNK);
+		} else {
+			c = xmalloc(total);
+		}
 		c->used = 0;
 		c->cap = cap;
 		/* A big string gets its own chunk behind the current one so
@@ -116,9 +134,18 @@ static char *pool_alloc(struct snap_pool *p, size_t n)
 			c->next = p->chunks;
 			p->chunks = c;
 		}
+		pad = 0;
 	}
-	c->used += n;
+	c->used += pad + n;
 	return c->data + c->used - n;
+}
+
+void *snap_alloc(struct snap *s, size_t n)
+{
+	void *m = pool_alloc(s->pool, n ? n : 1, 8);
+
+	memset(m, 0, n);
+	return m;
 }
 
 static void strs_grow(struct snap_pool *p)
@@ -157,7 +184,7 @@ const char *snap_str(struct snap *s, const char *str)
 	for (; p->strs[h]; h = (h + 1) & (p->strcap - 1))
 		if (strcmp(p->strs[h], str) == 0)
 			return p->strs[h];
-	copy = pool_alloc(p, n + 1);
+	copy = pool_alloc(p, n + 1, 1);
 	memcpy(copy, str, n + 1);
 	p->strs[h] = copy;
 	p->nstrs++;

@@ -106,9 +106,13 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 		*last = idx;
 		parent->n++;
 		if (parent->type == SNAPJS_OBJ) {
+			uint64_t bit = snapjs_kbit(p->khash);
+
 			n->key = p->key;
 			n->khash = p->khash;
 			n->col = p->keycol;
+			parent->kshared |= (parent->kbits & bit) != 0;
+			parent->kbits |= bit;
 		}
 	}
 	if (!n->col)
@@ -309,9 +313,14 @@ const struct snapjs_node *snapjs_find(const struct snapjs *j,
 {
 	const struct snapjs_node *n, *found = NULL;
 
+	if (!(o->kbits & snapjs_kbit(khash)))
+		return NULL;
 	for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
-		if (n->khash == khash && strcmp(n->key, key) == 0)
+		if (n->khash == khash && strcmp(n->key, key) == 0) {
 			found = n;
+			if (!o->kshared)
+				break;
+		}
 	return found && found->type != SNAPJS_NULL ? found : NULL;
 }
 

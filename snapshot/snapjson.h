@@ -38,6 +38,10 @@ struct snapjs_node {
 	int next;		/* next sibling's index, 0 at the end */
 	int first;		/* first child's index, 0 if none */
 	int n;			/* children */
+	/* An object: a bit per key (snapjs_kbit), and whether two keys
+	 * share a bit (then a lookup reads every key: the last counts). */
+	uint64_t kbits;
+	bool kshared;
 	uint32_t khash;		/* of the key */
 	const char *key;	/* NULL in an array */
 	const char *s;		/* string value or number text, NUL-ended */
@@ -87,6 +91,11 @@ static inline uint32_t snapjs_khash(const char *key, size_t len)
 			     (uint32_t)(unsigned char)key[len / 2] << 16 |
 			     (uint32_t)(unsigned char)key[len - 1] << 24
 		   : 0;
+}
+
+static inline uint64_t snapjs_kbit(uint32_t khash)
+{
+	return 1ULL << ((khash * 0x9e3779b1U) >> 26);
 }
 
 const struct snapjs_node *snapjs_find(const struct snapjs *j,

@@ -90,14 +90,10 @@ void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
 	const struct snap_rank *r = &src->ranks[rank];
 	struct snap_rank *d = &dst->ranks[rank];
 
-	free(d->members);
-	free(d->ops);
-	for (int t = 0; t < d->nthreads; t++)
-		free(d->threads[t].frames);
-	free(d->threads);
-	free(d->track);
+	snap_rank_free_data(d);
 	*d = *r;
 	d->rank = rank;
+	d->pooled = false;	/* its arrays are copied below */
 	d->host = snap_str(dst, r->host);
 	d->exe = snap_str(dst, r->exe);
 	d->collected_on = snap_str(dst, r->collected_on);

@@ -109,7 +109,7 @@ static int read_members(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->members = xcalloc((size_t)a->n, sizeof(*k->members));
+	k->members = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->members));
 	k->nmembers = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e))
 		if (read_member(r, e, k, &k->members[i++]))
@@ -238,7 +238,7 @@ static int read_ops(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->ops = xcalloc((size_t)a->n, sizeof(*k->ops));
+	k->ops = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->ops));
 	k->nops = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e)) {
 		if (read_op(r, e, &k->ops[++r->j.at_op]))
@@ -284,7 +284,7 @@ static int read_thread(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!n)
 		return 0;
-	t->frames = xcalloc((size_t)n, sizeof(*t->frames));
+	t->frames = snap_alloc(j->s, (size_t)n * sizeof(*t->frames));
 	t->nframes = n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_frame(j, e, &t->frames[i++]))
@@ -302,7 +302,7 @@ static int read_threads(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->threads = xcalloc((size_t)a->n, sizeof(*k->threads));
+	k->threads = snap_alloc(j->s, (size_t)a->n * sizeof(*k->threads));
 	k->nthreads = a->n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_thread(j, e, &k->threads[i++]))
@@ -337,12 +337,13 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 	return 0;
 }
 
-/* Room for rank idx; grows by doubling so a header that lies about
- * nranks on a pipe costs nothing until the rank lines are there. */
+/* Room for rank idx: all at once from a file, whose size bounded the
+ * header's nranks; from a pipe it grows by doubling, so a header that
+ * lies costs nothing until the rank lines are there. */
 static void ranks_reserve(struct snapread *r, int idx)
 {
 	struct snap *s = r->j.s;
-	long long cap = r->ranks_cap;
+	long long cap = r->size >= 0 ? r->nranks : r->ranks_cap;
 
 	if (idx < r->ranks_cap)
 		return;
@@ -351,6 +352,7 @@ static void ranks_reserve(struct snapread *r, int idx)
 	if (cap > r->nranks)
 		cap = r->nranks;
 	s->ranks = xrealloc(s->ranks, (size_t)cap * sizeof(*s->ranks));
+	md_huge_pages(s->ranks, (size_t)cap * sizeof(*s->ranks));
 	r->ranks_cap = (int)cap;
 }
 
@@ -366,6 +368,7 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 	k = &j->s->ranks[idx];
 	memset(k, 0, sizeof(*k));
 	k->rank = idx;
+	k->pooled = true;
 	/* Counted now so that snap_free releases a half-read rank. */
 	j->s->nranks = idx + 1;
 	j->at_rank = idx;

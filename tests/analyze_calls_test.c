@@ -6,7 +6,7 @@
  */
 #include <criterion/criterion.h>
 #include <glob.h>
-#include <json-c/json.h>
+#include "support/jtree.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +31,7 @@ static void analyse(const struct snap *s, struct got *g)
 	char *text = NULL;
 	size_t len = 0, n = 0;
 	FILE *f = open_memstream(&text, &len);
-	json_object *j, *a, *c;
+	yajl_val j, a, c;
 
 	inv_check(s, "analyze_calls test");
 	memset(g, 0, sizeof(*g));
@@ -39,44 +39,44 @@ static void analyse(const struct snap *s, struct got *g)
 	fclose(f);
 	g->v = anl_verdict(r);
 	anl_result_free(r);
-	j = json_tokener_parse(text);
+	j = jt_parse(text);
 	cr_assert_not_null(j);
-	a = json_object_object_get(j, "deadlocked");
-	for (size_t i = 0; i < json_object_array_length(a); i++)
+	a = jt_get(j, "deadlocked");
+	for (size_t i = 0; i < jt_len(a); i++)
 		n += (size_t)snprintf(g->dead + n, sizeof(g->dead) - n, "%s%d",
 				      i ? "," : "",
-				      json_object_get_int(
-					      json_object_array_get_idx(a, i)));
+				      jt_int(
+					      jt_at(a, i)));
 	snprintf(g->summary, sizeof(g->summary), "%s",
-		 json_object_get_string(json_object_object_get(j, "summary")));
-	c = json_object_object_get(j, "cycles");
-	if (json_object_array_length(c)) {
-		json_object *c0 = json_object_array_get_idx(c, 0);
+		 jt_str(jt_get(j, "summary")));
+	c = jt_get(j, "cycles");
+	if (jt_len(c)) {
+		yajl_val c0 = jt_at(c, 0);
 
 		snprintf(g->kind, sizeof(g->kind), "%s",
-			 json_object_get_string(json_object_object_get(c0, "kind")));
-		if (json_object_object_get(c0, "reason"))
+			 jt_str(jt_get(c0, "kind")));
+		if (jt_get(c0, "reason"))
 			snprintf(g->reason, sizeof(g->reason), "%s",
-				 json_object_get_string(json_object_object_get(
+				 jt_str(jt_get(
 					 c0, "reason")));
 	}
-	for (size_t i = 0; i < json_object_array_length(c); i++) {
-		json_object *e = json_object_object_get(
-			json_object_array_get_idx(c, i), "edges");
+	for (size_t i = 0; i < jt_len(c); i++) {
+		yajl_val e = jt_get(
+			jt_at(c, i), "edges");
 
-		for (size_t k = 0; k < json_object_array_length(e); k++)
-			g->inferred += json_object_get_boolean(
-				json_object_object_get(
-					json_object_array_get_idx(e, k),
+		for (size_t k = 0; k < jt_len(e); k++)
+			g->inferred += jt_bool(
+				jt_get(
+					jt_at(e, k),
 					"inferred"));
 	}
-	a = json_object_object_get(j, "missing");
+	a = jt_get(j, "missing");
 	n = 0;
-	for (size_t i = 0; i < json_object_array_length(a); i++)
+	for (size_t i = 0; i < jt_len(a); i++)
 		n += (size_t)snprintf(g->missing + n, sizeof(g->missing) - n,
-				      "%s|", json_object_get_string(
-					      json_object_array_get_idx(a, i)));
-	json_object_put(j);
+				      "%s|", jt_str(
+					      jt_at(a, i)));
+	jt_free(j);
 	free(text);
 }
 

@@ -1,6 +1,6 @@
 /* analyze_test.c - wait-for semantics case by case, on built snapshots. */
 #include <criterion/criterion.h>
-#include <json-c/json.h>
+#include "support/jtree.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,71 +9,71 @@
 #include "support/snapbuild.h"
 
 /* The JSON report of s, parsed (caller puts it). */
-static json_object *report(const struct snap *s, enum anl_verdict *v)
+static yajl_val report(const struct snap *s, enum anl_verdict *v)
 {
 	struct anl_result *r = anl_analyze(s);
 	struct anl_opts o = { .format = ANL_FORMAT_JSON };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	json_object *j;
+	yajl_val j;
 
 	inv_check(s, "analyze test");
 	anl_report(r, &o, f);
 	fclose(f);
 	*v = anl_verdict(r);
 	anl_result_free(r);
-	j = json_tokener_parse(text);
+	j = jt_parse(text);
 	cr_assert_not_null(j, "report is not JSON:\n%s", text);
 	free(text);
 	return j;
 }
 
 /* A JSON array of ints as "0,1,2". */
-static char *ints(json_object *j, const char *key)
+static char *ints(yajl_val j, const char *key)
 {
-	json_object *a = json_object_object_get(j, key);
+	yajl_val a = jt_get(j, key);
 	static char buf[4096];
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (size_t i = 0; a && i < json_object_array_length(a); i++)
+	for (size_t i = 0; a && i < jt_len(a); i++)
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%d",
 				      i ? "," : "",
-				      json_object_get_int(
-					      json_object_array_get_idx(a, i)));
+				      jt_int(
+					      jt_at(a, i)));
 	return buf;
 }
 
-static const char *first_cycle_kind(json_object *j)
+static const char *first_cycle_kind(yajl_val j)
 {
-	json_object *c = json_object_object_get(j, "cycles");
+	yajl_val c = jt_get(j, "cycles");
 
-	if (!c || !json_object_array_length(c))
+	if (!c || !jt_len(c))
 		return "";
-	return json_object_get_string(json_object_object_get(
-		json_object_array_get_idx(c, 0), "kind"));
+	return jt_str(jt_get(
+		jt_at(c, 0), "kind"));
 }
 
 #define EXPECT(s, verdict, dead)                                          \
 	do {                                                               \
 		enum anl_verdict v_;                                       \
-		json_object *j_ = report(s, &v_);                          \
+		yajl_val j_ = report(s, &v_);                          \
 		cr_expect_eq(v_, verdict, "verdict %d", v_);               \
 		cr_expect_str_eq(ints(j_, "deadlocked"), dead);            \
-		json_object_put(j_);                                       \
+		jt_free(j_);                                       \
 	} while (0)
 
 Test(analyze, ring_of_three_is_a_deadlock_cycle)
 {
 	struct snap *s = sb_ring(3);
 	enum anl_verdict v;
-	json_object *j = report(s, &v);
+	yajl_val j = report(s, &v);
 
 	cr_expect_eq(v, ANL_DEADLOCK);
 	cr_expect_str_eq(ints(j, "deadlocked"), "0,1,2");
 	cr_expect_str_eq(first_cycle_kind(j), "cycle");
-	json_object_put(j);
+	jt_free(j);
 	snap_free(s);
 }
 
@@ -81,14 +81,14 @@ Test(analyze, ring_of_64_is_one_cycle)
 {
 	struct snap *s = sb_ring(64);
 	enum anl_verdict v;
-	json_object *j = report(s, &v);
-	json_object *c = json_object_object_get(j, "cycles");
+	yajl_val j = report(s, &v);
+	yajl_val c = jt_get(j, "cycles");
 
 	cr_expect_eq(v, ANL_DEADLOCK);
-	cr_assert_eq(json_object_array_length(c), 1);
-	cr_expect_eq(json_object_array_length(json_object_object_get(
-			     json_object_array_get_idx(c, 0), "edges")), 64);
-	json_object_put(j);
+	cr_assert_eq(jt_len(c), 1);
+	cr_expect_eq(jt_len(jt_get(
+			     jt_at(c, 0), "edges")), 64);
+	jt_free(j);
 	snap_free(s);
 }
 
@@ -118,7 +118,7 @@ Test(analyze, wildcard_receive_nobody_can_satisfy_is_a_knot)
 {
 	struct snap *s = sb_new(3);
 	enum anl_verdict v;
-	json_object *j;
+	yajl_val j;
 
 	sb_call(s, 0, "MPI_Recv", "wild.c", 5);
 	sb_op(s, 0, SNAP_OP_RECV, 0, -1, -1, 8);
@@ -129,7 +129,7 @@ Test(analyze, wildcard_receive_nobody_can_satisfy_is_a_knot)
 	/* rank 2 is in the knot: a send from it would release rank 0 */
 	cr_expect_str_eq(ints(j, "deadlocked"), "0,1,2");
 	cr_expect_str_eq(first_cycle_kind(j), "knot");
-	json_object_put(j);
+	jt_free(j);
 	snap_free(s);
 }
 
@@ -178,7 +178,7 @@ Test(analyze, collective_every_member_is_in_unmoved_is_a_stuck_collective)
 {
 	struct snap *s = sb_new(4);
 	enum anl_verdict v;
-	json_object *j;
+	yajl_val j;
 
 	for (int i = 0; i < 4; i++)
 		sb_call(s, i, "MPI_Allreduce", "coll.c", 20);
@@ -186,7 +186,7 @@ Test(analyze, collective_every_member_is_in_unmoved_is_a_stuck_collective)
 	cr_expect_eq(v, ANL_DEADLOCK);
 	cr_expect_str_eq(ints(j, "deadlocked"), "0,1,2,3");
 	cr_expect_str_eq(first_cycle_kind(j), "stuck collective");
-	json_object_put(j);
+	jt_free(j);
 	snap_free(s);
 }
 
@@ -194,7 +194,7 @@ Test(analyze, two_collectives_on_one_communicator_are_a_mismatch)
 {
 	struct snap *s = sb_new(4);
 	enum anl_verdict v;
-	json_object *j;
+	yajl_val j;
 
 	sb_call(s, 0, "MPI_Barrier", "mm.c", 10);
 	sb_call(s, 1, "MPI_Barrier", "mm.c", 10);
@@ -204,7 +204,7 @@ Test(analyze, two_collectives_on_one_communicator_are_a_mismatch)
 	cr_expect_eq(v, ANL_DEADLOCK);
 	cr_expect_str_eq(ints(j, "deadlocked"), "0,1,2,3");
 	cr_expect_str_eq(first_cycle_kind(j), "collective mismatch");
-	json_object_put(j);
+	jt_free(j);
 	snap_free(s);
 }
 
@@ -224,12 +224,12 @@ Test(analyze, partial_deadlock_with_the_others_active)
 {
 	struct snap *s = partial(NULL);
 	enum anl_verdict v;
-	json_object *j = report(s, &v);
+	yajl_val j = report(s, &v);
 
 	cr_expect_eq(v, ANL_DEADLOCK);
 	cr_expect_str_eq(ints(j, "deadlocked"), "3,5");
 	cr_expect_str_eq(ints(j, "behind"), "");
-	json_object_put(j);
+	jt_free(j);
 	snap_free(s);
 }
 
@@ -237,12 +237,12 @@ Test(analyze, partial_deadlock_with_the_others_behind_in_a_barrier)
 {
 	struct snap *s = partial("MPI_Barrier");
 	enum anl_verdict v;
-	json_object *j = report(s, &v);
+	yajl_val j = report(s, &v);
 
 	cr_expect_eq(v, ANL_DEADLOCK);
 	cr_expect_str_eq(ints(j, "deadlocked"), "3,5");
 	cr_expect_str_eq(ints(j, "behind"), "0,1,2,4,6,7");
-	json_object_put(j);
+	jt_free(j);
 	snap_free(s);
 }
 
@@ -250,7 +250,7 @@ Test(analyze, receive_from_an_exited_peer_deadlocks)
 {
 	struct snap *s = sb_new(3);
 	enum anl_verdict v;
-	json_object *j;
+	yajl_val j;
 
 	sb_state(s, 0, SNAP_RANK_GONE, "exited with status 1");
 	sb_recv(s, 1, 0, 4, "gone.c", 7);
@@ -258,7 +258,7 @@ Test(analyze, receive_from_an_exited_peer_deadlocks)
 	cr_expect_eq(v, ANL_DEADLOCK);
 	cr_expect_str_eq(ints(j, "deadlocked"), "1");
 	cr_expect_str_eq(first_cycle_kind(j), "dead peer");
-	json_object_put(j);
+	jt_free(j);
 	snap_free(s);
 }
 

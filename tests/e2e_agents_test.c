@@ -483,6 +483,60 @@ Test(e2e_agents, ctrl_c_reaches_agents_started_by_mpirun,
 	ctrl_c("mpirun");
 }
 
+/* What the e2e_hosts_run tests need: the test cluster (its hostfile and,
+ * if named, one more of its variables), the tool and the ring sample;
+ * they skip, saying why, without it.  Returns the ring's path. */
+static char *hosts_ring(const char *also)
+{
+	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
+	const char *build = getenv("MD_BUILD");
+	char *ring;
+
+	if (!hf || (also && !getenv(also)) || access(hf, R_OK))
+		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
+			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
+			     "test through scripts/test.sh does)");
+	if (!getenv("MD_BIN") || !build)
+		cr_skip_test("MD_BIN or MD_BUILD is not set (run through make)");
+	ring = xasprintf("%s/samples/debian/ring", build);
+	if (access(ring, X_OK))
+		cr_skip_test("%s is not built (make samples)", ring);
+	return ring;
+}
+
+/* The ring on 6 ranks over the cluster's hosts (--map-by node), its
+ * markers seen; *dir is its folder (mj_rmdir, free). */
+static struct mj_job *hosts_start_ring(const char *ring, char **dir)
+{
+	struct mj_job *j;
+
+	cr_assert_not_null(*dir = mj_tmpdir("hosts"));
+	j = mj_start_hosts("mpirun", ring, 6, *dir,
+			   getenv("MD_CLUSTER_HOSTFILE"));
+	cr_assert_not_null(j);
+	if (mj_wait_lines(j, "MD-READY", 6, 90000)) {
+		mj_end(j);
+		cr_assert_fail("the job did not start on the cluster");
+	}
+	return j;
+}
+
+/* cmd's standard output ("" if none; free it); *st its wait status. */
+static char *popen_all(const char *cmd, int *st)
+{
+	FILE *p = popen(cmd, "r");
+	char *out = NULL;
+	size_t len = 0;
+
+	cr_assert_not_null(p);
+	if (getdelim(&out, &len, 0, p) < 0) {
+		free(out);
+		out = xstrdup("");
+	}
+	*st = pclose(p);
+	return out;
+}
+
 /*
  * `run` on a job spread over 3 hosts of the test cluster: at the deadline
  * it collects through the agents, reports the deadlock with every host's
@@ -491,33 +545,14 @@ Test(e2e_agents, ctrl_c_reaches_agents_started_by_mpirun,
 Test(e2e_hosts_run, run_reports_a_ring_spread_over_three_hosts,
      .timeout = 240)
 {
-	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
-	const char *bin = getenv("MD_BIN"), *build = getenv("MD_BUILD");
-	char *ring, *cmd, *out = NULL;
-	size_t len = 0;
-	FILE *p;
+	char *ring = hosts_ring(NULL), *cmd, *out;
 	int st;
 
-	if (!hf || access(hf, R_OK))
-		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
-			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
-			     "test through scripts/test.sh does)");
-	if (!bin || !build)
-		cr_skip_test("MD_BIN or MD_BUILD is not set (run through make)");
-	ring = xasprintf("%s/samples/debian/ring", build);
-	if (access(ring, X_OK))
-		cr_skip_test("%s is not built (make samples)", ring);
 	cmd = xasprintf("%s run --timeout 10 --interval 300 -- mpirun "
 			"--allow-run-as-root --oversubscribe --hostfile %s "
 			"--map-by node --mca pml ob1 -np 6 %s 2>/dev/null",
-			bin, hf, ring);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	if (getdelim(&out, &len, 0, p) < 0) {
-		free(out);
-		out = xstrdup("");
-	}
-	st = pclose(p);
+			getenv("MD_BIN"), getenv("MD_CLUSTER_HOSTFILE"), ring);
+	out = popen_all(cmd, &st);
 	cr_expect_eq(WEXITSTATUS(st), 1, "status %d\n%s", st, out);
 	cr_expect(strstr(out, "DEADLOCK: 6 of 6 ranks are in a cycle"), "%s",
 		  out);
@@ -542,45 +577,18 @@ Test(e2e_hosts_run, run_reports_a_ring_spread_over_three_hosts,
 Test(e2e_hosts_run, gstack_on_a_host_without_mpirun_reports_its_ranks,
      .timeout = 240)
 {
-	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
-	const char *cl = getenv("MD_CLUSTER_SCRIPT");
-	const char *bin = getenv("MD_BIN"), *build = getenv("MD_BUILD");
-	char *ring, *cmd, *out = NULL, *dir;
-	struct mj_job *j;
-	size_t len = 0;
-	FILE *p;
+	char *ring = hosts_ring("MD_CLUSTER_SCRIPT"), *cmd, *out, *dir;
+	struct mj_job *j = hosts_start_ring(ring, &dir);
 	int st;
 
-	if (!hf || !cl || access(hf, R_OK))
-		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
-			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
-			     "test through scripts/test.sh does)");
-	if (!bin || !build)
-		cr_skip_test("MD_BIN or MD_BUILD is not set (run through make)");
-	ring = xasprintf("%s/samples/debian/ring", build);
-	if (access(ring, X_OK))
-		cr_skip_test("%s is not built (make samples)", ring);
-	dir = xstrdup("/tmp/md-gstack.XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	j = mj_start_hosts("mpirun", ring, 6, dir, hf);
-	cr_assert_not_null(j);
-	if (mj_wait_lines(j, "MD-READY", 6, 90000)) {
-		mj_end(j);
-		cr_assert_fail("the job did not start on the cluster");
-	}
 	/* The second host holds ranks 1 and 4 (--map-by node). */
 	cmd = xasprintf("%s exec $(echo $MD_CLUSTER_HOSTS | cut -d' ' -f2) "
 			"sh -c 'for d in /proc/[0-9]*; do [ \"$(cat $d/comm "
 			"2>/dev/null)\" = ring ] && exec %s gstack --looks 2 "
 			"--interval 300 ${d#/proc/}; done; echo no rank; exit 9'"
-			" 2>/dev/null", cl, bin);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	if (getdelim(&out, &len, 0, p) < 0) {
-		free(out);
-		out = xstrdup("");
-	}
-	st = pclose(p);
+			" 2>/dev/null", getenv("MD_CLUSTER_SCRIPT"),
+			getenv("MD_BIN"));
+	out = popen_all(cmd, &st);
 	mj_end(j);
 	cr_expect_eq(WEXITSTATUS(st), 2, "status %d\n%s", st, out);
 	cr_expect(strstr(out, ": ranks 1,4, collected on "), "%s", out);
@@ -597,42 +605,15 @@ Test(e2e_hosts_run, gstack_on_a_host_without_mpirun_reports_its_ranks,
  * each host's ranks name the host and ssh's own error, exit 2. */
 Test(e2e_hosts_run, unreachable_hosts_name_ssh_s_own_error, .timeout = 240)
 {
-	const char *hf = getenv("MD_CLUSTER_HOSTFILE");
-	const char *state = getenv("MD_CLUSTER_STATE");
-	const char *bin = getenv("MD_BIN"), *build = getenv("MD_BUILD");
-	char *ring, *cmd, *out = NULL, *dir;
-	struct mj_job *j;
-	size_t len = 0;
-	FILE *p;
+	char *ring = hosts_ring("MD_CLUSTER_STATE"), *cmd, *out, *dir;
+	struct mj_job *j = hosts_start_ring(ring, &dir);
 	int st, n = 0;
 
-	if (!hf || !state || access(hf, R_OK))
-		cr_skip_test("no test cluster: run `scripts/cluster.sh up 3` "
-			     "and `eval \"$(scripts/cluster.sh env)\"` (make "
-			     "test through scripts/test.sh does)");
-	if (!bin || !build)
-		cr_skip_test("MD_BIN or MD_BUILD is not set (run through make)");
-	ring = xasprintf("%s/samples/debian/ring", build);
-	if (access(ring, X_OK))
-		cr_skip_test("%s is not built (make samples)", ring);
-	dir = xstrdup("/tmp/md-unreach.XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	j = mj_start_hosts("mpirun", ring, 6, dir, hf);
-	cr_assert_not_null(j);
-	if (mj_wait_lines(j, "MD-READY", 6, 90000)) {
-		mj_end(j);
-		cr_assert_fail("the job did not start on the cluster");
-	}
 	cmd = xasprintf("%s --attach %d --looks 1 --launcher ssh --rsh "
-			"'ssh -F %s/ssh_config -p 2' 2>/dev/null", bin,
-			(int)j->pid, state);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	if (getdelim(&out, &len, 0, p) < 0) {
-		free(out);
-		out = xstrdup("");
-	}
-	st = pclose(p);
+			"'ssh -F %s/ssh_config -p 2' 2>/dev/null",
+			getenv("MD_BIN"), (int)j->pid,
+			getenv("MD_CLUSTER_STATE"));
+	out = popen_all(cmd, &st);
 	mj_end(j);
 	cr_expect_eq(WEXITSTATUS(st), 2, "status %d\n%s", st, out);
 	for (const char *q = out; (q = strstr(q, "(not collected: host ")); q++)

@@ -50,18 +50,13 @@ static void cl_fini(void)
 		free(cur_instance);
 		cur_instance = NULL;
 	}
-	if (cur_dir && !getenv("MD_KEEP"))
-		mj_rmdir(cur_dir);
-	free(cur_dir);
-	cur_dir = NULL;
+	mj_tmpdir_end(&cur_dir);
 }
 
 static char *make_dir(void)
 {
-	char tmpl[] = "/tmp/md-e2ecl.XXXXXX";
-
-	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp failed");
-	cur_dir = xstrdup(tmpl);
+	cur_dir = mj_tmpdir("e2ecl");
+	cr_assert_not_null(cur_dir, "mkdtemp failed");
 	return cur_dir;
 }
 

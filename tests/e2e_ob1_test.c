@@ -32,10 +32,7 @@ static void fini(void)
 {
 	mj_end(job);
 	job = NULL;
-	if (dir && !getenv("MD_KEEP"))
-		mj_rmdir(dir);
-	free(dir);
-	dir = NULL;
+	mj_tmpdir_end(&dir);
 }
 
 /* Run the sample name of setup on np ranks, attach once every rank is
@@ -43,7 +40,7 @@ static void fini(void)
 static struct snap *collect(const char *setup, const char *name, int np)
 {
 	const char *bin = getenv("MD_BIN"), *build = getenv("MD_BUILD");
-	char tmpl[] = "/tmp/md-e2e-ob1.XXXXXX", pid[16];
+	char pid[16];
 	char *prog, *snap_path, *out, *err;
 	struct snap *s = NULL;
 	FILE *f;
@@ -57,8 +54,7 @@ static struct snap *collect(const char *setup, const char *name, int np)
 		cr_skip_test("%s is not built (make samples%s)", prog,
 			     strcmp(setup, "ompi-g") ? "" : "; needs "
 			     "scripts/build-openmpi.sh done");
-	cr_assert_not_null(mkdtemp(tmpl));
-	dir = xstrdup(tmpl);
+	cr_assert_not_null(dir = mj_tmpdir("e2e-ob1"));
 	job = mj_start(strcmp(setup, "ompi-g") ? "mpirun"
 					       : OMPI_G "/bin/mpirun",
 		       prog, np, dir);

@@ -52,7 +52,7 @@ static void e2e_setup(struct e2e *e)
 		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
 	if (system("command -v mpicc >/dev/null && command -v mpirun >/dev/null"))
 		cr_skip_test("mpicc or mpirun not installed");
-	e->dir = rp_tmpdir();
+	e->dir = mj_tmpdir("run-test");
 	cr_assert(e->dir);
 	snprintf(src, sizeof(src), "%s/ring.c", e->dir);
 	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
@@ -88,7 +88,7 @@ static void e2e_no_rank_left(struct e2e *e)
 
 static void e2e_done(struct e2e *e)
 {
-	rp_rmdir(e->dir);
+	mj_rmdir(e->dir);
 	free(e->dir);
 }
 

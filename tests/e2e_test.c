@@ -9,7 +9,7 @@
  * signal, and the .fini hook ends every process of it by pid (mpijob.c).
  */
 #include <criterion/criterion.h>
-#include <json-c/json.h>
+#include "support/jtree.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,18 +53,13 @@ static void e2e_fini(void)
 		waitpid(cur_other, NULL, 0);
 		cur_other = -1;
 	}
-	if (cur_dir && !getenv("MD_KEEP"))
-		mj_rmdir(cur_dir);
-	free(cur_dir);
-	cur_dir = NULL;
+	mj_tmpdir_end(&cur_dir);
 }
 
 static char *make_dir(void)
 {
-	char tmpl[] = "/tmp/md-e2e.XXXXXX";
-
-	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp failed");
-	cur_dir = xstrdup(tmpl);
+	cur_dir = mj_tmpdir("e2e");
+	cr_assert_not_null(cur_dir, "mkdtemp failed");
 	return cur_dir;
 }
 
@@ -136,31 +131,29 @@ static int run_tool(char *const argv[], const char *name)
 	return WEXITSTATUS(st);
 }
 
-static json_object *jget(json_object *o, const char *key, json_type type)
+static yajl_val jarray(yajl_val o, const char *key)
 {
-	json_object *v = NULL;
+	yajl_val v = jt_get(o, key);
 
-	cr_assert(json_object_object_get_ex(o, key, &v) &&
-		  json_object_is_type(v, type),
-		  "JSON report lacks \"%s\" of the right type", key);
+	cr_assert(jt_is_array(v), "JSON report lacks the array \"%s\"", key);
 	return v;
 }
 
 /* The report's array key as flags over np ranks. */
-static void json_ranks(json_object *rep, const char *key, int np, bool *set)
+static void json_ranks(yajl_val rep, const char *key, int np, bool *set)
 {
-	json_object *a = jget(rep, key, json_type_array);
+	yajl_val a = jarray(rep, key);
 
 	memset(set, 0, (size_t)np * sizeof(bool));
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		int r = json_object_get_int(json_object_array_get_idx(a, i));
+	for (size_t i = 0; i < jt_len(a); i++) {
+		int r = jt_int(jt_at(a, i));
 
 		cr_assert(r >= 0 && r < np, "%s holds rank %d of %d", key, r, np);
 		set[r] = true;
 	}
 }
 
-static void expect_rank_set(json_object *rep, const char *key,
+static void expect_rank_set(yajl_val rep, const char *key,
 			    const bool *want, int np)
 {
 	bool *got = xcalloc((size_t)np, sizeof(bool));
@@ -175,35 +168,31 @@ static void expect_rank_set(json_object *rep, const char *key,
 }
 
 /* The report's entry for rank r in "ranks", or NULL. */
-static json_object *json_rank(json_object *rep, int r)
+static yajl_val json_rank(yajl_val rep, int r)
 {
-	json_object *a = jget(rep, "ranks", json_type_array);
+	yajl_val a = jarray(rep, "ranks");
 
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *e = json_object_array_get_idx(a, i), *v;
+	for (size_t i = 0; i < jt_len(a); i++) {
+		yajl_val e = jt_at(a, i), v = jt_get(e, "rank");
 
-		if (json_object_object_get_ex(e, "rank", &v) &&
-		    json_object_get_int(v) == r)
+		if (v && jt_int(v) == r)
 			return e;
 	}
 	return NULL;
 }
 
-static const char *jstr(json_object *o, const char *key)
+static const char *jstr(yajl_val o, const char *key)
 {
-	json_object *v;
+	const char *v = jt_str(jt_get(o, key));
 
-	if (!json_object_object_get_ex(o, key, &v) || !v)
-		return "";
-	return json_object_get_string(v);
+	return v ? v : "";
 }
 
-static int jint(json_object *o, const char *key)
+static int jint(yajl_val o, const char *key)
 {
-	json_object *v;
+	yajl_val v = jt_get(o, key);
 
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_int(v)
-						      : -1;
+	return v ? jt_int(v) : -1;
 }
 
 /* "dir/ring.c" matches "ring.c": the report may give a full path. */
@@ -217,10 +206,10 @@ static bool same_file(const char *got, const char *want)
 
 /* Where rank r is, against the manifest's alternatives for it; the text
  * report must name the call and file:line of that site. */
-static void expect_site(json_object *rep, const struct mf_sample *s, int r,
+static void expect_site(yajl_val rep, const struct mf_sample *s, int r,
 			const char *text)
 {
-	json_object *e = json_rank(rep, r);
+	yajl_val e = json_rank(rep, r);
 	const char *call, *file;
 	int line;
 	bool any = false, ok = false;
@@ -318,10 +307,10 @@ static char *track_lib(void)
 	return lib;
 }
 
-static json_object *read_report(const char *path)
+static yajl_val read_report(const char *path)
 {
 	char *text = mj_slurp(path);
-	json_object *rep = text ? json_tokener_parse(text) : NULL;
+	yajl_val rep = text ? jt_parse(text) : NULL;
 
 	if (!rep)
 		dump_file("JSON report", path);
@@ -352,7 +341,7 @@ static void expect_unmatched(const struct mf_unmatched *u, const char *text)
 	free(msg);
 }
 
-static void check_deadlock(const struct mf_sample *s, json_object *rep,
+static void check_deadlock(const struct mf_sample *s, yajl_val rep,
 			   int code, const char *snap)
 {
 	char *argv[] = { (char *)md_bin(), (char *)"analyze", (char *)snap,
@@ -395,7 +384,7 @@ static bool has_line(const char *text, const char *line)
 
 /* The job must run to its end by itself, exit 0 and print what the
  * manifest says: this also shows that the tool let every rank go. */
-static void check_healthy(const struct mf_sample *s, json_object *rep,
+static void check_healthy(const struct mf_sample *s, yajl_val rep,
 			  int code)
 {
 	char *out;
@@ -464,7 +453,7 @@ static void run_sample(const char *setup, const char *name)
 	const struct mf_sample *s = mf_find(m, name);
 	const char *bin = md_bin();
 	char *prog, *snap, *rep_path, pid[16];
-	json_object *rep;
+	yajl_val rep;
 	int ret, code;
 
 	cr_assert_not_null(s, "sample %s is not in the manifest", name);
@@ -514,7 +503,7 @@ static void run_sample(const char *setup, const char *name)
 		dump_file("tool stderr", err);
 		free(err);
 	}
-	json_object_put(rep);
+	jt_free(rep);
 	free(rep_path);
 	free(snap);
 	free(prog);

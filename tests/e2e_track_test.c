@@ -24,10 +24,7 @@ static char *dir;
 
 static void fini(void)
 {
-	if (dir && !getenv("MD_KEEP"))
-		mj_rmdir(dir);
-	free(dir);
-	dir = NULL;
+	mj_tmpdir_end(&dir);
 }
 
 /* stdout without the marker lines. */
@@ -88,14 +85,12 @@ static void compare_setup(const char *setup, const char *mpirun)
 	const char *build = getenv("MD_BUILD") ? getenv("MD_BUILD") : "build";
 	char *mdir = mf_samples_dir(), *path = xasprintf("%s/manifest", mdir);
 	char *lib = xasprintf("%s/lib/mpi-deadlock/libmdtrack.so", build);
-	char tmpl[] = "/tmp/md-track.XXXXXX";
 	struct mf_manifest *m = NULL;
 	int compared = 0;
 
 	cr_assert_eq(mf_load(path, &m), 0);
 	cr_assert_eq(access(lib, R_OK), 0, "%s is not built (make)", lib);
-	cr_assert_not_null(mkdtemp(tmpl));
-	dir = xstrdup(tmpl);
+	cr_assert_not_null(dir = mj_tmpdir("track"));
 	for (int i = 0; i < m->nsamples; i++) {
 		const struct mf_sample *s = &m->samples[i];
 		char *prog = xasprintf("%s/samples/%s/%s", build, setup,
@@ -186,7 +181,7 @@ static void rootmismatch(const char *setup, const char *mpirun)
 	const char *bin = getenv("MD_BIN");
 	char *prog = xasprintf("%s/samples/%s/rootmismatch", build, setup);
 	char *lib = xasprintf("%s/lib/mpi-deadlock/libmdtrack.so", build);
-	char *env = xasprintf("LD_PRELOAD=%s", lib), tmpl[] = "/tmp/md-track.XXXXXX";
+	char *env = xasprintf("LD_PRELOAD=%s", lib);
 	char pid[16], *out, *err, *text;
 	struct mj_job *j;
 	int st;
@@ -196,8 +191,7 @@ static void rootmismatch(const char *setup, const char *mpirun)
 	if (access(prog, X_OK))
 		cr_skip_test("%s is not built (make samples)", prog);
 	cr_assert_eq(access(lib, R_OK), 0, "%s is not built (make)", lib);
-	cr_assert_not_null(mkdtemp(tmpl));
-	dir = xstrdup(tmpl);
+	cr_assert_not_null(dir = mj_tmpdir("track"));
 	j = mj_start_with(mpirun, "-x", env, prog, 2, dir);
 	cr_assert_not_null(j);
 	if (mj_wait_lines(j, "MD-", 2, 90000)) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "support/mpijob.h"
 #include "support/run_proc.h"
 
 /* -Wwrite-strings: argv entries are char *, literals are not. */
@@ -104,7 +105,7 @@ Test(run, command_not_found_gives_127)
 
 Test(run, job_reads_standard_input_and_writes_a_lot)
 {
-	char *dir = rp_tmpdir(), in[4096];
+	char *dir = mj_tmpdir("run-test"), in[4096];
 	struct rp_result r;
 	FILE *f;
 
@@ -118,7 +119,7 @@ Test(run, job_reads_standard_input_and_writes_a_lot)
 		  "%.60s", r.out);
 	cr_expect(strstr(r.out, "\n200000\n"), "output cut short");
 	rp_result_free(&r);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 
@@ -173,39 +174,39 @@ static void expect_job_ended(pid_t run, const char *dir, int sig, int want,
 
 Test(run, sigint_ends_the_job_and_its_orphans_with_130)
 {
-	char *dir = rp_tmpdir();
+	char *dir = mj_tmpdir("run-test");
 	pid_t pids[2], run = start_job(dir, "--timeout=0", NULL, "", pids);
 
 	expect_job_ended(run, dir, SIGINT, 128 + SIGINT, 10000);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 
 Test(run, sigterm_ends_the_job_with_143)
 {
-	char *dir = rp_tmpdir();
+	char *dir = mj_tmpdir("run-test");
 	pid_t pids[2], run = start_job(dir, "--timeout=0", NULL, "", pids);
 
 	expect_job_ended(run, dir, SIGTERM, 128 + SIGTERM, 10000);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 
 Test(run, job_that_ignores_sigterm_is_killed_after_the_grace_time,
      .timeout = 30)
 {
-	char *dir = rp_tmpdir();
+	char *dir = mj_tmpdir("run-test");
 	pid_t pids[2], run = start_job(dir, "--timeout=0", NULL,
 				       "trap '' TERM;", pids);
 
 	expect_job_ended(run, dir, SIGTERM, 128 + SIGTERM, 15000);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 
 Test(run, job_killed_from_outside_leaves_no_orphans)
 {
-	char *dir = rp_tmpdir();
+	char *dir = mj_tmpdir("run-test");
 	pid_t pids[2], run = start_job(dir, "--timeout=0", NULL, "", pids);
 	int code;
 
@@ -214,14 +215,14 @@ Test(run, job_killed_from_outside_leaves_no_orphans)
 	cr_expect_eq(code, 128 + SIGKILL, "exit %d", code);
 	cr_expect(!rp_alive(pids[1]), "orphan %d still alive", (int)pids[1]);
 	rp_kill_all(pids, 2);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 
 /* The "job" is not MPI: collection fails (3), the job is still ended. */
 Test(run, deadline_on_a_non_mpi_job_exits_3_and_ends_the_job, .timeout = 30)
 {
-	char *dir = rp_tmpdir();
+	char *dir = mj_tmpdir("run-test");
 	pid_t pids[2], run = start_job(dir, "--timeout=1", NULL, "", pids);
 	int code = rp_wait(run, 20000);
 
@@ -230,7 +231,7 @@ Test(run, deadline_on_a_non_mpi_job_exits_3_and_ends_the_job, .timeout = 30)
 		cr_expect(!rp_alive(pids[i]), "job pid %d still alive",
 			  (int)pids[i]);
 	rp_kill_all(pids, 2);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 
@@ -238,7 +239,7 @@ Test(run, deadline_on_a_non_mpi_job_exits_3_and_ends_the_job, .timeout = 30)
  * on a non-MPI job, 3) and leave the job alone. */
 Test(run, keep_running_leaves_the_job_alive_at_the_deadline, .timeout = 30)
 {
-	char *dir = rp_tmpdir();
+	char *dir = mj_tmpdir("run-test");
 	pid_t pids[2], run = start_job(dir, "--timeout=1", "--keep-running",
 				       "", pids);
 	int code = rp_wait(run, 20000);
@@ -248,7 +249,7 @@ Test(run, keep_running_leaves_the_job_alive_at_the_deadline, .timeout = 30)
 		cr_expect(rp_alive(pids[i]), "job pid %d was ended",
 			  (int)pids[i]);
 	rp_kill_all(pids, 2);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "support/mpijob.h"
 #include "support/run_proc.h"
 
 #define S(lit) ((char *)(lit))
@@ -29,7 +30,7 @@ static void setup(void)
 
 	if (!bin)
 		cr_skip_test("MD_BIN is not set to the built mpi-deadlock (run through make unit)");
-	dir = rp_tmpdir();
+	dir = mj_tmpdir("run-test");
 	p = xasprintf("%s/orterun", dir);
 	f = fopen(p, "w");
 	cr_assert(f);
@@ -53,7 +54,7 @@ static void teardown(void)
 {
 	unsetenv("MD_TRACK_LIB");
 	if (dir)
-		rp_rmdir(dir);
+		mj_rmdir(dir);
 	free(dir);
 	dir = NULL;
 }

@@ -637,6 +637,42 @@ ParameterizedTest(int *i, snapio, rejects_bad_input_with_one_located_error,
 	cr_assert_stderr_eq_str(c->error, "%s", c->what);
 }
 
+/* The reader cuts lines out of its own buffer (64 KiB, growing): a
+ * line longer than that, a line cut by a read and a last line without
+ * '\n' all read; an empty input is refused (fuzz: pointer arithmetic on
+ * the not yet allocated buffer). */
+Test(snapio, reads_lines_longer_than_its_buffer_and_a_last_line_without_newline,
+     .init = cr_redirect_stderr)
+{
+	size_t big = 300 * 1024;
+	char *note = xmalloc(big + 1), *text;
+	struct snap *s = NULL;
+	FILE *f;
+
+	memset(note, 'n', big);
+	note[big] = '\0';
+	text = xasprintf("{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,"
+			 "\"nranks\":1,\"ncomms\":0}\n{\"note\":\"%s\"}\n"
+			 "{\"note\":\"%s\"}\n{\"rank\":0,\"pid\":7}", note,
+			 note + 1000);
+	cr_assert_eq(read_string(text, &s), 0);
+	cr_assert_eq(s->nranks, 1);
+	cr_assert_eq(s->ranks[0].pid, 7);
+	cr_assert_eq(s->nnotes, 2);
+	cr_assert_eq(strlen(s->notes[0]), big);
+	cr_assert_eq(strlen(s->notes[1]), big - 1000);
+	snap_free(s);
+	free(text);
+	free(note);
+	f = fopen("/dev/null", "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(snap_read(f, "t.jsonl", &s), -MD_E_INPUT);
+	fclose(f);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("mpi-deadlock: t.jsonl:1:1: empty file: no "
+				"snapshot header\n");
+}
+
 Test(snapio, header_count_larger_than_a_pipe_gives_truncated_not_oom,
      .init = cr_redirect_stderr)
 {

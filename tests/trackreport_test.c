@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
+#include "support/jtree.h"
 
 #include "analyze.h"
 #include "snap.h"
@@ -34,18 +34,17 @@ static char *render(const struct snap *s, enum anl_format fmt)
 static char *json_at(const struct snap *s, const char *const *path)
 {
 	char *text = render(s, ANL_FORMAT_JSON), *out;
-	json_object *root = json_tokener_parse(text), *v = root;
+	yajl_val root = jt_parse(text), v = root;
 
 	cr_assert_not_null(root, "%s", text);
 	for (int i = 0; path[i] && v; i++) {
-		if (json_object_is_type(v, json_type_array))
-			v = json_object_array_get_idx(v, (size_t)atoi(path[i]));
-		else if (!json_object_object_get_ex(v, path[i], &v))
-			v = NULL;
+		if (jt_is_array(v))
+			v = jt_at(v, (size_t)atoi(path[i]));
+		else
+			v = jt_get(v, path[i]);
 	}
-	out = strdup(v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
-		       : "(none)");
-	json_object_put(root);
+	out = v ? jt_text(v) : strdup("(none)");
+	jt_free(root);
 	free(text);
 	return out;
 }

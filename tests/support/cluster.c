@@ -332,17 +332,14 @@ struct mj_job *mc_start_job(const struct mc_cluster *c, const char *mpirun,
 int mc_exec(const struct mc_cluster *c, const char *host,
 	    char *const argv[], char **out, int timeout_ms)
 {
-	char tmpl[] = "/tmp/md-mcexec.XXXXXX";
-	char *name = xasprintf("MD_CLUSTER=%s", c->name);
-	char *outp, *errp, **av;
+	char *dir = mj_tmpdir("mcexec"), *name, *outp, *errp, **av;
 	size_t n = 0;
 	int st;
 
 	*out = NULL;
-	if (!mkdtemp(tmpl)) {
-		free(name);
+	if (!dir)
 		return -1;
-	}
+	name = xasprintf("MD_CLUSTER=%s", c->name);
 	while (argv[n])
 		n++;
 	av = xcalloc(n + 6, sizeof(*av));
@@ -352,11 +349,12 @@ int mc_exec(const struct mc_cluster *c, const char *host,
 	av[3] = (char *)"exec";
 	av[4] = (char *)host;
 	memcpy(av + 5, argv, n * sizeof(*av));
-	outp = xasprintf("%s/out", tmpl);
-	errp = xasprintf("%s/err", tmpl);
+	outp = xasprintf("%s/out", dir);
+	errp = xasprintf("%s/err", dir);
 	st = mj_run(av, outp, errp, timeout_ms, NULL, NULL);
 	*out = mj_slurp(outp);
-	mj_rmdir(tmpl);
+	mj_rmdir(dir);
+	free(dir);
 	free(outp);
 	free(errp);
 	free(av);

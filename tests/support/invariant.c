@@ -2,7 +2,7 @@
 #include "invariant.h"
 
 #include <criterion/criterion.h>
-#include <json-c/json.h>
+#include "support/jtree.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,19 +15,19 @@ void inv_check(const struct snap *s, const char *what)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	json_object *j, *ranks;
+	yajl_val j, ranks;
 	int active = 0, waiting = 0;
 	enum anl_verdict v = anl_verdict(r);
 
 	anl_report(r, &o, f);
 	fclose(f);
 	anl_result_free(r);
-	j = json_tokener_parse(text);
+	j = jt_parse(text);
 	cr_assert_not_null(j, "%s: report is not JSON", what);
-	ranks = json_object_object_get(j, "ranks");
-	for (size_t i = 0; i < json_object_array_length(ranks); i++) {
-		const char *role = json_object_get_string(json_object_object_get(
-			json_object_array_get_idx(ranks, i), "role"));
+	ranks = jt_get(j, "ranks");
+	for (size_t i = 0; i < jt_len(ranks); i++) {
+		const char *role = jt_str(jt_get(
+			jt_at(ranks, i), "role"));
 
 		active += !strcmp(role, "active");
 		waiting += !strcmp(role, "released");
@@ -35,7 +35,7 @@ void inv_check(const struct snap *s, const char *what)
 	cr_expect(v != ANL_NO_DEADLOCK || active > 0 || waiting == 0,
 		  "%s: \"no deadlock\" with no rank going on and %d waiting: %s",
 		  what, waiting,
-		  json_object_get_string(json_object_object_get(j, "summary")));
-	json_object_put(j);
+		  jt_str(jt_get(j, "summary")));
+	jt_free(j);
 	free(text);
 }

@@ -387,9 +387,27 @@ int mj_run(char *const argv[], const char *out, const char *err,
 	return status;
 }
 
+char *mj_tmpdir(const char *name)
+{
+	char *dir = xasprintf("/tmp/md-%s.XXXXXX", name);
+
+	if (mkdtemp(dir))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+void mj_tmpdir_end(char **dir)
+{
+	if (!getenv("MD_KEEP"))
+		mj_rmdir(*dir);
+	free(*dir);
+	*dir = NULL;
+}
+
 void mj_rmdir(const char *dir)
 {
-	DIR *d = opendir(dir);
+	DIR *d = dir ? opendir(dir) : NULL;
 	struct dirent *e;
 
 	if (!d)
@@ -400,7 +418,8 @@ void mj_rmdir(const char *dir)
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		p = xasprintf("%s/%s", dir, e->d_name);
-		unlink(p);
+		if (unlink(p))
+			mj_rmdir(p);
 		free(p);
 	}
 	closedir(d);

@@ -126,7 +126,13 @@ char *mj_slurp(const char *path);
 /* Count lines of text starting with prefix. */
 int mj_count_lines(const char *text, const char *prefix);
 
-/* Remove dir and the files in it (not recursive). */
+/* A fresh directory "/tmp/md-NAME.XXXXXX": the string to free (and the
+ * directory to mj_rmdir), NULL if it cannot be made. */
+char *mj_tmpdir(const char *name);
+/* Remove dir and everything in it (NULL: nothing). */
 void mj_rmdir(const char *dir);
+/* A test's folder at its end: removed (kept if MD_KEEP is set, for a
+ * look after a failure), freed, *dir NULL. */
+void mj_tmpdir_end(char **dir);
 
 #endif /* MD_TEST_MPIJOB_H */

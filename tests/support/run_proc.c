@@ -2,7 +2,6 @@
 #include "run_proc.h"
 #include "mpijob.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,34 +16,6 @@ const char *rp_bin(void)
 	const char *b = getenv("MD_BIN");
 
 	return b && access(b, X_OK) == 0 ? b : NULL;
-}
-
-char *rp_tmpdir(void)
-{
-	char tmpl[] = "/tmp/md-run-test.XXXXXX";
-
-	if (!mkdtemp(tmpl))
-		return NULL;
-	return strdup(tmpl);
-}
-
-void rp_rmdir(const char *dir)
-{
-	struct dirent *d;
-	DIR *dp = dir ? opendir(dir) : NULL;
-	char path[4096];
-
-	if (!dp)
-		return;
-	while ((d = readdir(dp))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		if (unlink(path))
-			rp_rmdir(path);
-	}
-	closedir(dp);
-	rmdir(dir);
 }
 
 static void rp_redirect(const char *path, int fd, int flags)
@@ -95,7 +66,7 @@ int rp_wait(pid_t pid, int timeout_ms)
 void rp_run(char *const argv[], const char *in_path, int timeout_ms,
 	    struct rp_result *r)
 {
-	char *dir = rp_tmpdir(), out[4096], err[4096];
+	char *dir = mj_tmpdir("run-test"), out[4096], err[4096];
 
 	snprintf(out, sizeof(out), "%s/out", dir);
 	snprintf(err, sizeof(err), "%s/err", dir);
@@ -103,7 +74,7 @@ void rp_run(char *const argv[], const char *in_path, int timeout_ms,
 	/* Both files exist: rp_spawn created them. */
 	r->out = mj_slurp(out);
 	r->err = mj_slurp(err);
-	rp_rmdir(dir);
+	mj_rmdir(dir);
 	free(dir);
 }
 

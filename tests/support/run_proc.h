@@ -18,9 +18,6 @@ struct rp_result {
 /* $MD_BIN if it names an executable, else NULL (the caller skips). */
 const char *rp_bin(void);
 
-/* A fresh directory under /tmp (free the string; rp_rmdir it). */
-char *rp_tmpdir(void);
-void rp_rmdir(const char *dir);
 
 /*
  * Start argv with stdin from in_path (NULL: /dev/null) and stdout/stderr
