@@ -107,7 +107,9 @@ static void write_header(jgen g, const struct snap *s, FILE *f)
 	add_str(g, "types", s->types);
 	add_int(g, "looks", s->looks);
 	add_int(g, "interval_ms", s->interval_ms);
-	add_int(g, "nranks", s->nranks);
+	add_int(g, "nranks", s->job_nranks ? s->job_nranks : s->nranks);
+	if (s->job_nranks)
+		add_int(g, "held", s->nranks);
 	add_int(g, "ncomms", s->ncomms);
 	put_line(g, f);
 }
@@ -422,7 +424,8 @@ int snap_write(const struct snap *s, FILE *f)
 	for (int i = 0; i < s->ncomms; i++)
 		write_comm(g, &s->comms[i], i, f);
 	for (int i = 0; i < s->nranks; i++)
-		write_rank(g, &s->ranks[i], i, f);
+		write_rank(g, &s->ranks[i],
+			   s->job_nranks ? s->ranks[i].rank : i, f);
 	for (int i = 0; i < s->nnotes; i++) {
 		yajl_gen_map_open(g);
 		add_str(g, "note", s->notes[i]);
