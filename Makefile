@@ -6,6 +6,7 @@
 #   make asan            build and test with ASan + UBSan in build-asan/
 #   make valgrind        unit tests under valgrind
 #   make bench           benchmarks: one "name: value unit" line per figure
+#   make bench-merge     only the merge of 1,024 x 1,024 ranks' partial snapshots
 #   make bench-accuracy  every sample N times (N=3) on both Open MPI setups:
 #                        precision, recall, line accuracy of the verdicts
 #   make fuzz            fuzz the snapshot reader and report writers (10M runs)
@@ -54,7 +55,7 @@ TRACKLIB = $(if $(MPI_CFLAGS),$(BUILD)/lib/mpi-deadlock/libmdtrack.so)
 LIBMD = $(BUILD)/libmd.a
 TESTBIN = $(BUILD)/md-tests
 
-.PHONY: all test unit e2e asan valgrind bench bench-accuracy fuzz install clean samples types
+.PHONY: all test unit e2e asan valgrind bench bench-merge bench-accuracy fuzz install clean samples types
 
 all: $(BIN) $(TRACKLIB)
 
@@ -128,8 +129,16 @@ valgrind: $(TESTBIN)
 $(BUILD)/benchanalyze: $(BUILD)/tools/benchanalyze.o $(LIBMD)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The front end's merge of many partial snapshots (scripts/bench-merge.sh).
+$(BUILD)/benchmerge: $(BUILD)/tools/benchmerge.o $(LIBMD)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 bench: $(BIN)
 	@scripts/bench.sh $(BUILD)
+
+# 1,024 partial snapshots of 1,024 ranks merged (also part of make bench).
+bench-merge:
+	@scripts/bench-merge.sh $(BUILD)
 
 # Beside make bench: it runs every sample N times (minutes, not seconds).
 bench-accuracy: $(BIN)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -260,6 +261,14 @@ static int run_agent(struct ag_in *in, const char *dll)
 	return rc;
 }
 
+void ag_prefer_cpu(void)
+{
+	/* Before any thread is made: Linux applies it to the caller only,
+	 * and threads inherit it. */
+	if (getpriority(PRIO_PROCESS, 0) > AG_NICE)
+		(void)setpriority(PRIO_PROCESS, 0, AG_NICE);
+}
+
 int ag_main(const char *dll, volatile sig_atomic_t *stop)
 {
 	struct ag_in in = { .stop = stop };
@@ -270,6 +279,7 @@ int ag_main(const char *dll, volatile sig_atomic_t *stop)
 	/* A front end gone mid-write is an error return, not a death with
 	 * ranks stopped. */
 	signal(SIGPIPE, SIG_IGN);
+	ag_prefer_cpu();
 	pthread_mutex_init(&in.mu, NULL);
 	pthread_cond_init(&in.cv, NULL);
 	gethostname(host, sizeof(host) - 1);

@@ -57,6 +57,7 @@ struct es_entry {
 struct es_cache {
 	struct es_entry *entries;
 	unsigned count;
+	struct es_maps_memo *maps;	/* elfsym_maps.c */
 };
 
 struct es_view {
@@ -467,12 +468,18 @@ void es_cache_free(struct es_cache *c)
 
 	if (!c)
 		return;
+	es_maps_memo_free(c->maps);
 	HASH_ITER(hh, c->entries, e, tmp) {
 		HASH_DEL(c->entries, e);
 		es_image_free(e->img);
 		free(e);
 	}
 	free(c);
+}
+
+struct es_maps_memo **es_cache_maps_memo(struct es_cache *c)
+{
+	return &c->maps;
 }
 
 unsigned es_cache_count(const struct es_cache *c)
@@ -567,8 +574,8 @@ void es_view_free(struct es_view *v)
 	free(v);
 }
 
-void es_view_append(struct es_view *v, const char *path, uint64_t bias,
-			struct es_image *img)
+static void view_push(struct es_view *v, const char *path, char *owned,
+		      uint64_t bias, struct es_image *img)
 {
 	struct es_object *o;
 	unsigned i;
@@ -579,13 +586,27 @@ void es_view_append(struct es_view *v, const char *path, uint64_t bias,
 		v->paths = xrealloc(v->paths, v->cap * sizeof(*v->paths));
 	}
 	i = v->n++;
-	v->paths[i] = xstrdup(path);
+	v->paths[i] = owned;
 	o = &v->objs[i];
-	o->path = v->paths[i];
+	o->path = path;
 	o->bias = bias;
 	o->img = img;
 	o->start = img->base_vaddr + bias;
 	o->end = img->vaddr_end + bias;
+}
+
+void es_view_append(struct es_view *v, const char *path, uint64_t bias,
+		    struct es_image *img)
+{
+	char *copy = xstrdup(path);
+
+	view_push(v, copy, copy, bias, img);
+}
+
+void es_view_append_borrowed(struct es_view *v, const char *path,
+			     uint64_t bias, struct es_image *img)
+{
+	view_push(v, path, NULL, bias, img);
 }
 
 int es_view_add(struct es_view *v, const char *path, uint64_t bias)

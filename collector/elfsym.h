@@ -129,8 +129,15 @@ int es_view_add(struct es_view *v, const char *path, uint64_t bias);
  * (Open MPI's plugins) by decreasing address, an approximation of their
  * load order (a caller that reads link_map can use es_view_add instead).
  * Mappings that are not readable ELF files ([heap], [vdso], deleted
- * files, locale archives) are skipped silently.  Returns 0 and *out, or
- * -MD_E_INPUT for text that is not maps format (reported).
+ * files, locale archives) are skipped silently, and so are files mapped
+ * only MAP_SHARED (shared-memory segments: ld.so maps objects private).
+ * What depends only on the files is kept in c for later views: each
+ * file by the device, inode and path its maps line gives (opened and
+ * indexed once; a file rewritten in place under the same inode during
+ * the cache's life is not seen) and the linker order of each distinct
+ * list of images, so a view of another rank costs the parse of its maps
+ * and its load biases.  Returns 0 and *out, or -MD_E_INPUT for text that
+ * is not maps format (reported).
  */
 int es_view_from_maps(struct es_cache *c, const char *maps_text,
 		      const char *exe_path, struct es_view **out);

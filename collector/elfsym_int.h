@@ -33,4 +33,15 @@ int es_cache_get_quiet(struct es_cache *c, const char *path,
 void es_view_append(struct es_view *v, const char *path, uint64_t bias,
 		    struct es_image *img);
 
+/* Append an object whose path is owned by the cache (valid until
+ * es_cache_free, which outlives the view). */
+void es_view_append_borrowed(struct es_view *v, const char *path,
+			     uint64_t bias, struct es_image *img);
+
+/* What es_view_from_maps keeps per file and per list of images
+ * (elfsym_maps.c), held by the cache: its slot, and its free. */
+struct es_maps_memo;
+struct es_maps_memo **es_cache_maps_memo(struct es_cache *c);
+void es_maps_memo_free(struct es_maps_memo *mm);
+
 #endif /* MD_ELFSYM_INT_H */

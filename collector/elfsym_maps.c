@@ -12,6 +12,39 @@
 #include "elfsym_int.h"
 #include "md.h"
 
+#define uthash_malloc(sz) xmalloc(sz)
+#define uthash_free(ptr, sz) free(ptr)
+#include <uthash.h>
+
+/*
+ * What depends only on the files, kept in the image cache for every
+ * later view (most ranks map the same images): each mapped file by its
+ * maps identity (device, inode, path) with its image or "not ELF", and
+ * each distinct list of images with its linker order.  Per rank only the
+ * maps text is parsed and the load biases taken.
+ */
+struct es_mfile {
+	UT_hash_handle hh;	/* key: key, keylen */
+	char *key;		/* "dev inode path" as maps gives them */
+	size_t keylen;
+	char *path;
+	struct es_image *img;	/* NULL: not an ELF file we can read */
+	unsigned id;
+};
+
+struct es_tmpl {
+	UT_hash_handle hh;	/* key: ids, n * sizeof(*ids) */
+	unsigned *ids;		/* exe position, then the files' ids */
+	unsigned n;
+	unsigned *order;	/* linker order per file; UINT_MAX: dlopen */
+};
+
+struct es_maps_memo {
+	struct es_mfile *files;
+	struct es_tmpl *tmpls;
+	unsigned nfiles;
+};
+
 /* One file seen in the maps text. */
 struct es_mapfile {
 	char *path;
@@ -22,16 +55,30 @@ struct es_mapfile {
 	unsigned order;		/* search order; UINT_MAX: not reached */
 };
 
+/* One file of one rank's maps text: its strings point into the text. */
+struct es_mapref {
+	const char *path, *dev;
+	size_t len, devlen;
+	unsigned long long ino;
+	uint64_t start;		/* lowest mapping with file offset 0 */
+	bool have_start;
+	bool shared;		/* every mapping MAP_SHARED: not ld.so's */
+	struct es_mfile *file;
+	unsigned order;
+};
+
 /* One maps line; its path runs to the end of the line (not terminated). */
 struct es_mapline {
 	uint64_t start, offset;
-	const char *path;
-	size_t pathlen;
+	const char *path, *dev;
+	size_t pathlen, devlen;
+	unsigned long long ino;
+	bool shared;
 };
 
 /* The mappings of one file are adjacent: look at the last file first. */
-static int find_mapfile(const struct es_mapfile *f, unsigned n,
-			const char *path, size_t len)
+static int find_mapref(const struct es_mapref *f, unsigned n,
+		       const char *path, size_t len)
 {
 	unsigned i;
 
@@ -98,16 +145,23 @@ static bool take_word(const char **p)
  */
 static int parse_maps_line(const char *line, size_t len, struct es_mapline *m)
 {
-	const char *p = line;
+	const char *p = line, *perms, *dev;
 	unsigned long long s, e, off, ino;
 	char *end;
 
-	if (!take_num(&p, 16, '-', &s) || !take_num(&p, 16, 0, &e) ||
-	    !take_word(&p) || !take_num(&p, 16, 0, &off) || !take_word(&p))
+	if (!take_num(&p, 16, '-', &s) || !take_num(&p, 16, 0, &e))
+		return -1;
+	perms = p;
+	if (!take_word(&p) || !take_num(&p, 16, 0, &off))
+		return -1;
+	dev = p;
+	if (!take_word(&p))
 		return -1;
 	ino = isspace((unsigned char)*p) ? 0 : strtoull(p, &end, 10);
 	if (isspace((unsigned char)*p) || end == p)
 		return -1;
+	m->dev = dev;
+	m->devlen = (size_t)(end - dev);
 	p = end;
 	while (is_blank(*p))
 		p++;
@@ -115,6 +169,8 @@ static int parse_maps_line(const char *line, size_t len, struct es_mapline *m)
 		return -1;
 	m->start = s;
 	m->offset = off;
+	m->ino = ino;
+	m->shared = perms[0] && perms[1] && perms[2] && perms[3] == 's';
 	m->path = p;
 	m->pathlen = (size_t)(line + len - p);
 	return m->pathlen && *p == '/' && ino != 0;
@@ -171,9 +227,9 @@ static void linker_order(struct es_mapfile *f, unsigned n, unsigned exe)
 	free(queue);
 }
 
-static int cmp_mapfile(const void *a, const void *b)
+static int cmp_mapref(const void *a, const void *b)
 {
-	const struct es_mapfile *x = a, *y = b;
+	const struct es_mapref *x = a, *y = b;
 
 	if (x->order != y->order)
 		return x->order < y->order ? -1 : 1;
@@ -182,27 +238,30 @@ static int cmp_mapfile(const void *a, const void *b)
 	return 0;
 }
 
-static unsigned add_mapfile(struct es_mapfile **f, unsigned *n,
-			    unsigned *cap, const struct es_mapline *m)
+static void add_mapref(struct es_mapref **f, unsigned *n, unsigned *cap,
+		       const struct es_mapline *m)
 {
-	struct es_mapfile *nf;
+	struct es_mapref *nf;
 
 	if (*n == *cap) {
-		*cap = *cap ? 2 * *cap : 32;
+		*cap = *cap ? 2 * *cap : 64;
 		*f = xrealloc(*f, *cap * sizeof(**f));
 	}
-	nf = &(*f)[*n];
+	nf = &(*f)[(*n)++];
 	memset(nf, 0, sizeof(*nf));
-	nf->path = xstrndup(m->path, m->pathlen);
+	nf->path = m->path;
 	nf->len = m->pathlen;
-	return (*n)++;
+	nf->dev = m->dev;
+	nf->devlen = m->devlen;
+	nf->ino = m->ino;
+	nf->shared = true;
 }
 
 /* Collect the files of the maps text; returns -1 at a malformed line. */
-static int collect_mapfiles(const char *text, struct es_mapfile **out,
-			    unsigned *nout)
+static int collect_maprefs(const char *text, struct es_mapref **out,
+			   unsigned *nout)
 {
-	struct es_mapfile *f = NULL;
+	struct es_mapref *f = NULL;
 	unsigned n = 0, cap = 0, lineno = 0;
 	const char *p = text;
 
@@ -216,14 +275,18 @@ static int collect_mapfiles(const char *text, struct es_mapfile **out,
 		if (r < 0) {
 			md_error("maps line %u is not in /proc/PID/maps format: "
 				 "%.*s", lineno, (int)(len < 60 ? len : 60), p);
-			goto bad;
+			free(f);
+			return -1;
 		}
 		p += len + (nl ? 1 : 0);
 		if (r == 0 || memmem(m.path, m.pathlen, " (deleted)", 10))
 			continue;
-		i = find_mapfile(f, n, m.path, m.pathlen);
-		if (i < 0)
-			i = (int)add_mapfile(&f, &n, &cap, &m);
+		i = find_mapref(f, n, m.path, m.pathlen);
+		if (i < 0) {
+			add_mapref(&f, &n, &cap, &m);
+			i = (int)n - 1;
+		}
+		f[i].shared = f[i].shared && m.shared;
 		if (m.offset == 0 && (!f[i].have_start || m.start < f[i].start)) {
 			f[i].start = m.start;
 			f[i].have_start = true;
@@ -232,41 +295,154 @@ static int collect_mapfiles(const char *text, struct es_mapfile **out,
 	*out = f;
 	*nout = n;
 	return 0;
-bad:
-	while (n)
-		free(f[--n].path);
-	free(f);
-	return -1;
+}
+
+static struct es_maps_memo *memo_of(struct es_cache *c)
+{
+	struct es_maps_memo **slot = es_cache_maps_memo(c);
+
+	if (!*slot)
+		*slot = xcalloc(1, sizeof(**slot));
+	return *slot;
+}
+
+/*
+ * The file of a maps entry, opened (through the image cache, by stat
+ * identity) the first time its device, inode and path are seen.  A file
+ * that only MAP_SHARED mappings name (Open MPI's shared-memory segments,
+ * new in every rank) is not an object ld.so loaded: it is not opened.
+ */
+static struct es_mfile *mfile_get(struct es_cache *c, struct es_maps_memo *mm,
+				  const struct es_mapref *r)
+{
+	size_t klen = r->devlen + 1 + r->len;
+	char stackkey[512], *key = klen <= sizeof(stackkey) ? stackkey
+							     : xmalloc(klen);
+	struct es_mfile *f;
+
+	memcpy(key, r->dev, r->devlen);
+	key[r->devlen] = ' ';
+	memcpy(key + r->devlen + 1, r->path, r->len);
+	HASH_FIND(hh, mm->files, key, klen, f);
+	if (!f) {
+		f = xcalloc(1, sizeof(*f));
+		if (key == stackkey) {
+			f->key = xmalloc(klen);
+			memcpy(f->key, key, klen);
+		} else {
+			f->key = key;
+			key = stackkey;
+		}
+		f->keylen = klen;
+		f->path = xstrndup(r->path, r->len);
+		f->id = mm->nfiles++;
+		if (r->shared ||
+		    es_cache_get_quiet(c, f->path, &f->img) != 0)
+			f->img = NULL;
+		HASH_ADD_KEYPTR(hh, mm->files, f->key, f->keylen, f);
+	}
+	if (key != stackkey)
+		free(key);
+	return f;
+}
+
+/* The linker order of one list of images (elf[0..n), exe its position),
+ * computed the first time that list is seen. */
+static const unsigned *tmpl_order(struct es_maps_memo *mm,
+				  struct es_mapref *const *elf, unsigned n,
+				  unsigned exe)
+{
+	unsigned *ids = xmalloc((n + 1) * sizeof(*ids)), i;
+	size_t klen = (n + 1) * sizeof(*ids);
+	struct es_mapfile *mf;
+	struct es_tmpl *t;
+
+	ids[0] = exe;
+	for (i = 0; i < n; i++)
+		ids[i + 1] = elf[i]->file->id;
+	HASH_FIND(hh, mm->tmpls, ids, klen, t);
+	if (t) {
+		free(ids);
+		return t->order;
+	}
+	t = xcalloc(1, sizeof(*t));
+	t->ids = ids;
+	t->n = n + 1;
+	t->order = xmalloc((n ? n : 1) * sizeof(*t->order));
+	mf = xcalloc(n ? n : 1, sizeof(*mf));
+	for (i = 0; i < n; i++) {
+		mf[i].path = elf[i]->file->path;
+		mf[i].img = elf[i]->file->img;
+	}
+	if (n)
+		linker_order(mf, n, exe);
+	for (i = 0; i < n; i++)
+		t->order[i] = mf[i].order;
+	free(mf);
+	HASH_ADD_KEYPTR(hh, mm->tmpls, t->ids, klen, t);
+	return t->order;
+}
+
+void es_maps_memo_free(struct es_maps_memo *mm)
+{
+	struct es_mfile *f, *fn;
+	struct es_tmpl *t, *tn;
+
+	if (!mm)
+		return;
+	HASH_ITER(hh, mm->files, f, fn) {
+		HASH_DEL(mm->files, f);
+		free(f->key);
+		free(f->path);
+		free(f);
+	}
+	HASH_ITER(hh, mm->tmpls, t, tn) {
+		HASH_DEL(mm->tmpls, t);
+		free(t->ids);
+		free(t->order);
+		free(t);
+	}
+	free(mm);
 }
 
 int es_view_from_maps(struct es_cache *c, const char *maps_text,
 		      const char *exe_path, struct es_view **out)
 {
-	struct es_mapfile *f;
+	struct es_maps_memo *mm = memo_of(c);
+	size_t exe_len = exe_path ? strlen(exe_path) : 0;
+	struct es_mapref *f, **elf;
+	const unsigned *order;
+	unsigned n, i, ne = 0, exe = 0;
 	struct es_view *v;
-	unsigned n, i, exe = 0;
 
 	*out = NULL;
-	if (collect_mapfiles(maps_text, &f, &n) < 0)
+	if (collect_maprefs(maps_text, &f, &n) < 0)
 		return -MD_E_INPUT;
+	elf = xmalloc((n ? n : 1) * sizeof(*elf));
 	for (i = 0; i < n; i++) {
-		if (!f[i].have_start ||
-		    es_cache_get_quiet(c, f[i].path, &f[i].img) != 0)
-			f[i].img = NULL;
-		if (exe_path && strcmp(f[i].path, exe_path) == 0)
-			exe = i;
+		if (!f[i].have_start)
+			continue;
+		f[i].file = mfile_get(c, mm, &f[i]);
+		if (!f[i].file->img)
+			continue;
+		if (exe_path && f[i].len == exe_len &&
+		    !memcmp(f[i].path, exe_path, exe_len))
+			exe = ne;
+		elf[ne++] = &f[i];
 	}
-	if (n) {
-		linker_order(f, n, exe);
-		qsort(f, n, sizeof(*f), cmp_mapfile);
-	}
+	order = tmpl_order(mm, elf, ne, exe);
+	for (i = 0; i < ne; i++)
+		elf[i]->order = order[i];
+	/* Sort the images among themselves (the rest is dropped). */
+	for (i = 0; i < ne; i++)
+		f[i] = *elf[i];
+	free(elf);
+	qsort(f, ne, sizeof(*f), cmp_mapref);
 	v = es_view_new(c);
-	for (i = 0; i < n; i++) {
-		if (f[i].img)
-			es_view_append(v, f[i].path,
-				    f[i].start - f[i].img->base_vaddr, f[i].img);
-		free(f[i].path);
-	}
+	for (i = 0; i < ne; i++)
+		es_view_append_borrowed(v, f[i].file->path,
+					f[i].start - f[i].file->img->base_vaddr,
+					f[i].file->img);
 	free(f);
 	*out = v;
 	return 0;

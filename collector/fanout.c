@@ -702,6 +702,7 @@ int ag_collect(const struct ag_opts *o, struct snap **out)
 		return ag_collect_daemon(&co, out);
 	}
 	co.external_pace = true;
+	ag_prefer_cpu();
 	rc = col_open(&co, &f.col);
 	if (rc < 0)
 		return rc;

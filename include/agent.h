@@ -21,6 +21,18 @@
 /* The first word of the agent's first line. */
 #define AG_MAGIC "mpi-deadlock-agent"
 
+/*
+ * The nice value a collection asks for (ag_prefer_cpu).  Ranks that
+ * busy-poll in MPI take every core of an oversubscribed host; at nice 0
+ * a collector among 32 spinning ranks of a core gets 1/33 of it.  With
+ * the right to (root, CAP_SYS_NICE) the front end, its launchers and the
+ * agents run at this value for their short life; without it they run as
+ * they are.  The ranks' own priority is never touched.
+ */
+#define AG_NICE (-19)
+/* Lower this process's nice value to AG_NICE if allowed; else nothing. */
+void ag_prefer_cpu(void);
+
 enum ag_launcher {
 	AG_LAUNCH_AUTO,		/* what the job itself used */
 	AG_LAUNCH_SSH,		/* Open MPI's remote shell (plm_rsh_agent) */

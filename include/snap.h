@@ -268,6 +268,11 @@ struct snap {
 	struct snap_comm *comms;
 	int nranks;
 	struct snap_rank *ranks;	/* index == global rank */
+	/* 0: the whole job.  Else a partial snapshot (an agent's, a level
+	 * of a fan-in; "held" in the file): the job has job_nranks ranks,
+	 * ranks[] only the nranks this part holds, ranks[i].rank their
+	 * global numbers in increasing order; the others are remote. */
+	int job_nranks;
 	int nnotes;
 	const char **notes;	/* what the collector wants a person to know */
 
@@ -317,6 +322,15 @@ void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
  * merge the partial snapshots of a many-host job (snapmerge.c).
  */
 void snap_copy_rank(struct snap *dst, const struct snap *src, int rank);
+/*
+ * Copy every rank part holds into dst (rank for rank, as snap_copy_rank;
+ * each of part's communicators interned once) and add its notes.  part
+ * is a partial snapshot of a job of dst->nranks ranks (job_nranks), or a
+ * whole one of that many ranks whose ranks that are not remote are
+ * copied.  dst's header is left alone.  Returns 0, or -MD_E_INPUT
+ * (reported) when the job sizes differ.  Not thread-safe on dst.
+ */
+int snap_merge_part(struct snap *dst, const struct snap *part);
 
 /* Names used in the file format and in reports. */
 const char *snap_state_name(enum snap_rank_state st);

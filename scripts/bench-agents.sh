@@ -71,6 +71,7 @@ for cfg in "3 16" "4 32"; do
 			fi
 		done
 		echo "${name}_${launcher}_total: $best s"
+		echo "${name}_${launcher}_load: $(cut -d' ' -f1 /proc/loadavg)"
 		# "agents on 3 hosts: start 0.4 s, collection 0.2 s, transfer ..."
 		for phase in start collection transfer merge; do
 			v=$(sed -n "s/.* $phase \([0-9.]*\) s.*/\1/p" <<<"$line")

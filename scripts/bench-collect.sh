@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Collector benchmark: attach -> snapshot on real mpirun jobs (a ring of
-# blocking receives) of 2, 8, 16, 32 and 64 ranks, one look, split into
-# the collector's phases.  Prints "name: value unit" lines.
+# blocking receives) of 2, 8, 16, 32, 64, 128 and 256 ranks, one look,
+# split into the collector's phases.  Prints "name: value unit" lines.
+# collect_N_ranks_cpu is the collector's CPU time (user + system: the
+# machine is shared and N ranks spin on it), and collect_per_rank_A_B
+# (and _cpu) the cost of each rank added from A to B ranks (issue 10:
+# target 256 ranks under 0.35 s, under 1 ms per added rank).
 #
 #   scripts/bench-collect.sh BUILD_DIR [RANKS...]
 #
@@ -18,7 +22,8 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 shift || true
 sizes=("$@")
-[ ${#sizes[@]} -gt 0 ] || sizes=(2 8 16 32 64)
+[ ${#sizes[@]} -gt 0 ] || sizes=(2 8 16 32 64 128 256)
+ob1_size=${OB1_SIZE:-64}
 bin=$build/mpi-deadlock
 mkdir -p "$build/bench"
 mpicc -g -O0 -o "$build/bench/ring" samples/ring.c
@@ -43,20 +48,22 @@ trap 'end_job; rm -f "$out" "$err" "$best"' EXIT
 
 # measure NAME BIN: attach REPEAT times, print the fastest run's figures.
 measure() {
-	local name=$1 exe=$2 t0 t1 dt min= line phase v
+	local name=$1 exe=$2 dt cpu mincpu= min= line phase v
+	local TIMEFORMAT='%R %U %S'
 	for _ in $(seq "$repeat"); do
-		t0=$(date +%s.%N)
-		"$exe" --attach "$mpirun_pid" --looks 1 -v --format json \
-			>/dev/null 2>"$err" || true
-		t1=$(date +%s.%N)
-		dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+		read -r dt cpu < <({ time "$exe" --attach "$mpirun_pid" --looks 1 -v \
+			--format json >/dev/null 2>"$err" || true; } 2>&1 |
+			awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }')
 		if [ -z "$min" ] || awk -v a="$dt" -v b="$min" 'BEGIN { exit !(a < b) }'; then
 			min=$dt
+			mincpu=$cpu
 			cp "$err" "$best"
 		fi
 	done
 	echo "${name}_total: $min s"
+	echo "${name}_cpu: $mincpu s"
 	last_total=$min
+	last_cpu=$mincpu
 	line=$(grep 'timing:' "$best" || true)
 	if [ -z "$line" ]; then
 		echo "${name}: no timing line; stderr was:" >&2
@@ -121,19 +128,28 @@ compare_ob1() {
 		printf "snapshot_%s_ranks_ob1_ratio: %.3f x (attach to snapshot, ob1 walk on/off, fastest of each; target < 1.2)\n", n, (b > 0 ? a / b : 0) }'
 }
 
+prev_n= prev_total= prev_cpu=
 for n in "${sizes[@]}"; do
 	: >"$out"
 	mpirun --allow-run-as-root --oversubscribe --mca pml ob1 \
 		--mca mpi_yield_when_idle 1 -np "$n" "$build/bench/ring" \
 		</dev/null >"$out" 2>&1 &
 	mpirun_pid=$!
-	for _ in $(seq 1200); do
+	for _ in $(seq 3000); do
 		[ "$(grep -c '^MD-READY' "$out" || true)" -ge "$n" ] && break
 		sleep 0.1
 	done
 	sleep 0.5
 	measure "collect_${n}_ranks" "$bin"
-	[ "$n" != "${sizes[-1]}" ] || compare_ob1 "$n"
+	if [ -n "$prev_n" ]; then
+		awk -v a="$prev_n" -v b="$n" -v ta="$prev_total" -v tb="$last_total" \
+		    -v ca="$prev_cpu" -v cb="$last_cpu" 'BEGIN {
+			printf "collect_per_rank_%d_%d: %.2f ms\n", a, b, 1000 * (tb - ta) / (b - a)
+			printf "collect_per_rank_%d_%d_cpu: %.2f ms\n", a, b, 1000 * (cb - ca) / (b - a) }'
+	fi
+	prev_n=$n prev_total=$last_total prev_cpu=$last_cpu
+	echo "collect_${n}_ranks_load: $(cut -d' ' -f1 /proc/loadavg)"
+	[ "$n" != "$ob1_size" ] || compare_ob1 "$n"
 	[ -z "$base" ] || measure "base_collect_${n}_ranks" "$base/mpi-deadlock"
 	end_job
 done

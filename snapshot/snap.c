@@ -233,8 +233,16 @@ static uint64_t comm_hash(uint64_t id, const char *name, int size,
 
 	h = hash_bytes(h, name, strlen(name));
 	h = hash_bytes(h, &size, sizeof(size));
-	if (group)
-		h = hash_bytes(h, group, (size_t)size * sizeof(*group));
+	if (!group)
+		return h;
+	if (size <= 256)
+		return hash_bytes(h, group, (size_t)size * sizeof(*group));
+	/* A group of a million ranks is interned once per partial
+	 * snapshot merged: hash 256 entries spread over it (comm_equal
+	 * compares them all). */
+	for (int i = 0; i < 256; i++)
+		h = hash_bytes(h, &group[(size_t)i * (size_t)(size - 1) / 255],
+			       sizeof(*group));
 	return h;
 }
 

@@ -166,6 +166,8 @@ struct snapread {
 	bool have_header;
 	int nranks, ncomms;	/* from the header */
 	int comms_read, ranks_read, ranks_cap;
+	int held;		/* rank lines of a partial snapshot; -1: all */
+	int last_rank;		/* of a partial snapshot, -1 before any */
 	int64_t group_budget;	/* group entries still allowed */
 	long long size;		/* input bytes, -1 if not known */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */

@@ -11,23 +11,43 @@
 #include "md.h"
 #include "snap.h"
 
-static int comm_map(struct snap *dst, const struct snap *src, int ci)
+/* Where the communicators of one source land in dst: each source index
+ * is interned once (a group of a million ranks is hashed once per part,
+ * not once per rank that refers to it). */
+struct snap_cmap {
+	const struct snap *src;
+	int *to;		/* src->ncomms entries, -2: not yet */
+};
+
+static int comm_map(struct snap *dst, struct snap_cmap *m, int ci)
 {
+	const struct snap *src = m->src;
 	const struct snap_comm *c;
 	int di;
 
 	if (ci < 0 || ci >= src->ncomms)
 		return -1;
+	if (m->to[ci] != -2)
+		return m->to[ci];
 	c = &src->comms[ci];
 	di = snap_comm_intern(dst, c->id, c->name ? c->name : "", c->size,
 			      c->group);
 	/* The topology comes along (the first part that read it). */
 	if (c->topo != SNAP_TOPO_NONE && dst->comms[di].topo == SNAP_TOPO_NONE)
 		snap_comm_set_topo(dst, di, c->topo, c->nbr_first, c->nbr);
+	m->to[ci] = di;
 	return di;
 }
 
-static void copy_ops(struct snap *dst, const struct snap *src,
+static void cmap_init(struct snap_cmap *m, const struct snap *src)
+{
+	m->src = src;
+	m->to = xmalloc(((size_t)src->ncomms + 1) * sizeof(*m->to));
+	for (int i = 0; i < src->ncomms; i++)
+		m->to[i] = -2;
+}
+
+static void copy_ops(struct snap *dst, struct snap_cmap *src,
 		     struct snap_rank *d, const struct snap_rank *r)
 {
 	d->ops = r->nops ? xmalloc((size_t)r->nops * sizeof(*d->ops)) : NULL;
@@ -43,7 +63,7 @@ static void copy_ops(struct snap *dst, const struct snap *src,
 	}
 }
 
-static void copy_track(struct snap *dst, const struct snap *src,
+static void copy_track(struct snap *dst, struct snap_cmap *src,
 		       struct snap_rank *d, const struct snap_rank *r)
 {
 	d->track = r->ntrack ? xmalloc((size_t)r->ntrack * sizeof(*d->track))
@@ -85,14 +105,15 @@ static void copy_threads(struct snap *dst, struct snap_rank *d,
 	}
 }
 
-void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
+/* Copy src's rank at index si into dst's rank di. */
+static void copy_rank(struct snap *dst, int di, struct snap_cmap *src, int si)
 {
-	const struct snap_rank *r = &src->ranks[rank];
-	struct snap_rank *d = &dst->ranks[rank];
+	const struct snap_rank *r = &src->src->ranks[si];
+	struct snap_rank *d = &dst->ranks[di];
 
 	snap_rank_free_data(d);
 	*d = *r;
-	d->rank = rank;
+	d->rank = di;
 	d->pooled = false;	/* its arrays are copied below */
 	d->host = snap_str(dst, r->host);
 	d->exe = snap_str(dst, r->exe);
@@ -111,4 +132,36 @@ void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
 	copy_ops(dst, src, d, r);
 	copy_threads(dst, d, r);
 	copy_track(dst, src, d, r);
+}
+
+void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
+{
+	struct snap_cmap m;
+
+	cmap_init(&m, src);
+	copy_rank(dst, rank, &m, rank);
+	free(m.to);
+}
+
+int snap_merge_part(struct snap *dst, const struct snap *part)
+{
+	int job = part->job_nranks ? part->job_nranks : part->nranks;
+	struct snap_cmap m;
+
+	if (job != dst->nranks) {
+		md_error("a partial snapshot of a job of %d ranks cannot be "
+			 "merged into one of %d: collect them from the same "
+			 "job",
+			 job, dst->nranks);
+		return -MD_E_INPUT;
+	}
+	cmap_init(&m, part);
+	for (int i = 0; i < part->nranks; i++)
+		if (part->job_nranks ||
+		    part->ranks[i].state != SNAP_RANK_REMOTE)
+			copy_rank(dst, part->ranks[i].rank, &m, i);
+	free(m.to);
+	for (int i = 0; i < part->nnotes; i++)
+		snap_note(dst, "%s", part->notes[i]);
+	return 0;
 }

@@ -53,10 +53,15 @@ static int header_counts(struct snapread *r, const struct snapjs_node *o)
 	if (missing)
 		return snapjs_fail(j, 1, "the header has no \"%s\"", missing);
 	if (snapjs_int(j, o, "nranks", 0, RD_MAX_RANKS, 0, &r->nranks) ||
-	    snapjs_int(j, o, "ncomms", 0, RD_MAX_RANKS, 0, &r->ncomms))
+	    snapjs_int(j, o, "ncomms", 0, RD_MAX_RANKS, 0, &r->ncomms) ||
+	    snapjs_int(j, o, "held", 0, r->nranks, -1, &r->held))
 		return -MD_E_INPUT;
+	r->last_rank = -1;
+	if (r->held >= 0)
+		j->s->job_nranks = r->nranks;
 	if (r->size >= 0 &&
-	    ((long long)r->nranks + r->ncomms) * RD_MIN_LINE > r->size)
+	    ((long long)(r->held >= 0 ? r->held : r->nranks) + r->ncomms) *
+			    RD_MIN_LINE > r->size)
 		return snapjs_fail(j, snapjs_get(j, o, "nranks")->col,
 				   "%d ranks and %d communicators cannot fit "
 				   "in the %lld bytes of the file: truncated "
@@ -97,13 +102,16 @@ static int read_header(struct snapread *r, const struct snapjs_node *o)
 }
 
 /* "0-1023,2048" into out (NULL: only count); *n gets the entry count,
- * which never passes max, so nothing is allocated on a lie. */
+ * which never passes max, so nothing is allocated on a lie.  *rising:
+ * every range starts above the end of the one before (no rank twice). */
 static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
-			int max, int *out, int *n)
+			int max, int *out, int *n, bool *rising)
 {
 	const char *p = v->s;
+	long last = -1;
 
 	*n = 0;
+	*rising = true;
 	while (*p) {
 		long a = 0, b;
 
@@ -128,6 +136,8 @@ static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
 					   "\"group\" range %ld-%ld is out of "
 					   "range (%d ranks)",
 					   a, b, r->nranks);
+		*rising = *rising && a > last;
+		last = b;
 		if (b - a + 1 > (long)max - *n)
 			return snapjs_fail(&r->j, v->col,
 					   "\"group\" has more than \"size\" "
@@ -188,12 +198,13 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 {
 	const struct snapjs_node *v = snapjs_get(&r->j, o, "group");
 	int n = 0, ret = 0;
+	bool rising = false;
 
 	*out = NULL;
 	if (!v)
 		return 0;
 	if (v->type == SNAPJS_STR)
-		ret = parse_ranges(r, v, size, NULL, &n);
+		ret = parse_ranges(r, v, size, NULL, &n, &rising);
 	else if (v->type == SNAPJS_ARR)
 		n = v->n;
 	else
@@ -212,10 +223,10 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 		return ret;
 	*out = xmalloc((size_t)size * sizeof(int) + 1);
 	if (v->type == SNAPJS_STR)
-		ret = parse_ranges(r, v, size, *out, &n);
+		ret = parse_ranges(r, v, size, *out, &n, &rising);
 	else
 		ret = group_array(r, v, *out);
-	if (!ret)
+	if (!ret && !rising)
 		ret = check_distinct(r, v, *out, size);
 	if (ret) {
 		free(*out);
@@ -391,9 +402,10 @@ static int finish(struct snapread *r)
 		return snapjs_fail(j, 1,
 				   "truncated: %d of %d communicator lines",
 				   r->comms_read, r->ncomms);
-	if (r->ranks_read < r->nranks)
+	if (r->ranks_read < (r->held >= 0 ? r->held : r->nranks))
 		return snapjs_fail(j, 1, "truncated: %d of %d rank lines",
-				   r->ranks_read, r->nranks);
+				   r->ranks_read,
+				   r->held >= 0 ? r->held : r->nranks);
 	return 0;
 }
 

@@ -329,6 +329,21 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 				   "rank %d is out of range (%d ranks in the "
 				   "header)",
 				   *idx, r->nranks);
+	if (r->held >= 0) {
+		/* A partial snapshot: the ranks it holds, in order. */
+		if (r->ranks_read >= r->held)
+			return snapjs_fail(j, col,
+					   "rank %d is one more than the %d "
+					   "the header says the part holds",
+					   *idx, r->held);
+		if (*idx <= r->last_rank)
+			return snapjs_fail(j, col,
+					   "rank %d comes after rank %d: ranks "
+					   "must be in order, each once",
+					   *idx, r->last_rank);
+		r->last_rank = *idx;
+		return 0;
+	}
 	if (*idx != r->ranks_read)
 		return snapjs_fail(j, col,
 				   "rank %d comes where rank %d was expected: "
@@ -349,8 +364,8 @@ static void ranks_reserve(struct snapread *r, int idx)
 		return;
 	while (cap <= idx)
 		cap = cap ? 2 * cap : 64;
-	if (cap > r->nranks)
-		cap = r->nranks;
+	if (cap > (r->held >= 0 ? r->held : r->nranks))
+		cap = r->held >= 0 ? r->held : r->nranks;
 	s->ranks = xrealloc(s->ranks, (size_t)cap * sizeof(*s->ranks));
 	md_huge_pages(s->ranks, (size_t)cap * sizeof(*s->ranks));
 	r->ranks_cap = (int)cap;
@@ -364,13 +379,13 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 
 	if (rank_number(r, o, &idx))
 		return -MD_E_INPUT;
-	ranks_reserve(r, idx);
-	k = &j->s->ranks[idx];
+	ranks_reserve(r, r->ranks_read);
+	k = &j->s->ranks[r->ranks_read];
 	memset(k, 0, sizeof(*k));
 	k->rank = idx;
 	k->pooled = true;
 	/* Counted now so that snap_free releases a half-read rank. */
-	j->s->nranks = idx + 1;
+	j->s->nranks = r->ranks_read + 1;
 	j->at_rank = idx;
 	if (snapjs_int(j, o, "pid", 0, INT_MAX, 0, &k->pid) ||
 	    snapjs_str(j, o, "host", &k->host) ||

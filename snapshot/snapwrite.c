@@ -107,16 +107,25 @@ static void write_header(jgen g, const struct snap *s, FILE *f)
 	add_str(g, "types", s->types);
 	add_int(g, "looks", s->looks);
 	add_int(g, "interval_ms", s->interval_ms);
-	add_int(g, "nranks", s->nranks);
+	add_int(g, "nranks", s->job_nranks ? s->job_nranks : s->nranks);
+	if (s->job_nranks)
+		add_int(g, "held", s->nranks);
 	add_int(g, "ncomms", s->ncomms);
 	put_line(g, f);
 }
 
+/* Characters of "%d" of v: counted, not printed (a group of a million
+ * ranks is measured in every snapshot of the job). */
 static size_t digits(int v)
 {
-	char buf[16];
+	unsigned long long u = v < 0 ? -(long long)v : v;
+	size_t n = v < 0 ? 2 : 1;
 
-	return (size_t)snprintf(buf, sizeof(buf), "%d", v);
+	while (u >= 10) {
+		u /= 10;
+		n++;
+	}
+	return n;
 }
 
 /* The group as "0-1023,2048-4095", or NULL when the plain array of ints
@@ -422,7 +431,8 @@ int snap_write(const struct snap *s, FILE *f)
 	for (int i = 0; i < s->ncomms; i++)
 		write_comm(g, &s->comms[i], i, f);
 	for (int i = 0; i < s->nranks; i++)
-		write_rank(g, &s->ranks[i], i, f);
+		write_rank(g, &s->ranks[i],
+			   s->job_nranks ? s->ranks[i].rank : i, f);
 	for (int i = 0; i < s->nnotes; i++) {
 		yajl_gen_map_open(g);
 		add_str(g, "note", s->notes[i]);

@@ -78,6 +78,116 @@ Test(agent, merging_partial_snapshots_gives_the_whole_one)
 	snap_free(whole);
 }
 
+/* The ranks r of s with r % 3 == keep as a partial snapshot: only those
+ * ranks, numbered globally, through the file format (written and read
+ * back, as they come from an agent). */
+static struct snap *held_part_of(const struct snap *s, int keep)
+{
+	struct snap *p = snap_new(), *back;
+	char *text;
+	FILE *f;
+	int n = 0;
+
+	for (int i = keep; i < s->nranks; i += 3)
+		n++;
+	snap_set_nranks(p, n);
+	p->job_nranks = s->nranks;
+	for (int i = s->ncomms - 1; i >= 0; i--)
+		snap_comm_intern(p, s->comms[i].id, s->comms[i].name,
+				 s->comms[i].size, s->comms[i].group);
+	for (int k = 0, i = keep; i < s->nranks; i += 3, k++) {
+		struct snap one = *s;
+
+		/* snap_copy_rank copies rank i to index i: copy through a
+		 * snapshot whose ranks[] starts at i. */
+		one.ranks = &s->ranks[i - k];
+		one.nranks = s->nranks - (i - k);
+		snap_copy_rank(p, &one, k);
+		p->ranks[k].rank = i;
+	}
+	text = written(p);
+	cr_assert(strstr(text, "\"held\":"), "%s", text);
+	f = fmemopen(text, strlen(text), "r");
+	cr_assert_eq(snap_read(f, "part", &back), 0);
+	fclose(f);
+	free(text);
+	snap_free(p);
+	cr_assert_eq(back->job_nranks, s->nranks);
+	cr_assert_eq(back->nranks, n);
+	for (int k = 0; k < n; k++)
+		cr_assert_eq(back->ranks[k].rank, keep + 3 * k);
+	return back;
+}
+
+Test(agent, partial_snapshots_of_held_ranks_merge_into_the_whole_one)
+{
+	struct snap *whole = sb_ring(7), *m, *p;
+	int row[3] = { 5, 2, 0 };
+	char *x, *y;
+
+	sb_comm(whole, 7, "row", 3, row);
+	m = snap_new();
+	m->looks = whole->looks;
+	m->interval_ms = whole->interval_ms;
+	snap_set_nranks(m, whole->nranks);
+	for (int keep = 2; keep >= 0; keep--) {
+		p = held_part_of(whole, keep);
+		cr_assert_eq(snap_merge_part(m, p), 0);
+		snap_free(p);
+	}
+	x = written(whole);
+	y = written(m);
+	cr_expect_str_eq(y, x);
+	free(x);
+	free(y);
+	snap_free(m);
+	snap_free(whole);
+}
+
+Test(agent, partial_snapshot_of_another_job_size_is_not_merged)
+{
+	struct snap *whole = sb_ring(6), *p = held_part_of(whole, 1), *m;
+
+	m = snap_new();
+	snap_set_nranks(m, 5);
+	cr_expect_eq(snap_merge_part(m, p), -MD_E_INPUT);
+	snap_free(m);
+	snap_free(p);
+	snap_free(whole);
+}
+
+static int read_text(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct snap *s = NULL;
+	int rc = snap_read(f, "part", &s);
+
+	fclose(f);
+	snap_free(s);
+	return rc;
+}
+
+Test(agent, partial_snapshot_with_ranks_out_of_order_or_too_many_is_rejected)
+{
+	static const char head[] =
+		"{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,"
+		"\"nranks\":8,\"held\":2,\"ncomms\":0}\n";
+	char *ok = xasprintf("%s{\"rank\":1}\n{\"rank\":6}\n", head);
+	char *back = xasprintf("%s{\"rank\":6}\n{\"rank\":1}\n", head);
+	char *more = xasprintf("%s{\"rank\":1}\n{\"rank\":2}\n"
+			       "{\"rank\":3}\n", head);
+	char *fewer = xasprintf("%s{\"rank\":1}\n", head);
+
+	cr_expect_eq(read_text(ok), 0);
+	cr_expect_eq(read_text(back), -MD_E_INPUT);
+	cr_expect_eq(read_text(more), -MD_E_INPUT);
+	cr_expect_eq(read_text(fewer), -MD_E_INPUT);
+	free(ok);
+	free(back);
+	free(more);
+	free(fewer);
+}
+
 /* A stand-in for the job's mpirun: its command line carries --mca
  * settings, its environment OMPI_MCA_* ones. */
 static pid_t fake_mpirun(const char *rsh_env)

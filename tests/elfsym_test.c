@@ -456,3 +456,61 @@ Test(e2e_elfsym, open_mpi_rank_symbols_resolve_to_their_live_addresses)
 	free(prog);
 	ef_rmtree(dir);
 }
+
+Test(elfsym, views_of_many_ranks_share_the_images_each_with_its_own_bias)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_image *lib;
+	uint64_t val, a;
+	int i;
+
+	cr_assert_eq(es_cache_get(c, p.lib, &lib), 0);
+	cr_assert_eq(es_lookup(lib, "lib_func", &val), 0);
+	/* The same files at other addresses in every rank (ASLR). */
+	for (i = 0; i < 32; i++) {
+		uint64_t pb = 0x555555554000ULL + (uint64_t)i * 0x10000000ULL;
+		uint64_t lb = 0x7f1000000000ULL + (uint64_t)i * 0x100000000ULL;
+		char *maps = xasprintf(
+			"%llx-%llx r--p 00000000 08:01 41 %s\n"
+			"%llx-%llx r--p 00000000 08:01 42 %s\n"
+			"%llx-%llx r-xp 00001000 08:01 42 %s\n",
+			(unsigned long long)pb, (unsigned long long)pb + 0x1000,
+			p.prog, (unsigned long long)lb,
+			(unsigned long long)lb + 0x1000, p.lib,
+			(unsigned long long)lb + 0x1000,
+			(unsigned long long)lb + 0x2000, p.lib);
+		struct es_view *v;
+
+		cr_assert_eq(es_view_from_maps(c, maps, p.prog, &v), 0);
+		cr_assert_eq(es_view_count(v), 2);
+		cr_expect_str_eq(es_view_object(v, 0)->path, p.prog);
+		cr_expect_eq(es_view_object(v, 1)->bias, lb);
+		cr_assert_eq(es_proc_lookup(v, "lib_func", &a), 0);
+		cr_expect_eq(a, val + lb);
+		es_view_free(v);
+		free(maps);
+	}
+	cr_expect_eq(es_cache_count(c), 2, "each image opened once");
+	es_cache_free(c);
+	free_pair(&p);
+}
+
+Test(elfsym, file_mapped_only_shared_is_not_a_loaded_object)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_view *v;
+	char *maps = xasprintf("7f1000000000-7f1000001000 rw-s 00000000 "
+			       "08:01 42 %s\n", p.lib);
+
+	/* Open MPI's shared-memory segments, new in every rank, are
+	 * mapped MAP_SHARED; ld.so maps objects private. */
+	cr_assert_eq(es_view_from_maps(c, maps, NULL, &v), 0);
+	cr_expect_eq(es_view_count(v), 0);
+	cr_expect_eq(es_cache_count(c), 0, "the file was not opened");
+	es_view_free(v);
+	es_cache_free(c);
+	free(maps);
+	free_pair(&p);
+}
