@@ -171,8 +171,10 @@ static int cli_launcher(const char *arg, enum ag_launcher *out)
 		*out = AG_LAUNCH_SSH;
 	else if (!strcmp(arg, "mpirun"))
 		*out = AG_LAUNCH_MPIRUN;
+	else if (!strcmp(arg, "srun"))
+		*out = AG_LAUNCH_SRUN;
 	else
-		return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun",
+		return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun, srun",
 			       arg);
 	return 0;
 }
@@ -439,8 +441,10 @@ void cli_usage(FILE *out)
 	      "  --looks N           looks at the job to compare (default 2)\n"
 	      "  --interval MS       between two looks (default 1000)\n"
 	      "Ranks on other hosts (--attach, run, gstack): one agent per host\n"
-	      "  --launcher L        ssh, mpirun (the job's own, one agent per host)\n"
-	      "                      or auto (default: what the job used)\n"
+	      "  --launcher L        ssh, mpirun (the job's own, one agent per host),\n"
+	      "                      srun (srun --overlap into the job's Slurm job)\n"
+	      "                      or auto (default: what the job used; srun for\n"
+	      "                      srun's jobs and jobs inside a Slurm allocation)\n"
 	      "  --rsh CMD           ssh: remote shell (default: Open MPI's\n"
 	      "                      plm_rsh_agent of the job or environment, else ssh)\n"
 	      "  --agent PATH        the agent's path on the hosts (default: this one)\n"
