@@ -12,6 +12,7 @@
 #include "gstack.h"
 #include "run.h"
 #include "slurm.h"
+#include "slurmjob.h"
 
 /*
  * The only mutable global of the program: set by SIGINT/SIGTERM, read by
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
 		printf("mpi-deadlock %s\n", MD_VERSION);
 		return 0;
 	case CLI_ATTACH:
-		return md_attach(&c);
+		return c.slurm ? sj_main(&c, &md_stop) : md_attach(&c);
 	case CLI_ANALYZE:
 		return md_analyze(&c);
 	case CLI_RUN:
