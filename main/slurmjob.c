@@ -385,6 +385,12 @@ static int sj_remote(const struct cli *c, const struct sj_step *st,
 			if (buf[i] != '\n')
 				continue;
 			line[ll] = 0;
+			/* The front end's own exit code: passed through. */
+			if (!strncmp(line, "srun: error:", 12) &&
+			    strstr(line, ": Exited with exit code ")) {
+				ll = 0;
+				continue;
+			}
 			if (!strncmp(line, "srun: error:", 12) ||
 			    !strncmp(line, "srun: fatal:", 12)) {
 				srun_failed = true;
