@@ -290,6 +290,20 @@ nodes_idle() {
 	return 1
 }
 
+# Instances whose cluster is gone (a test run killed with SIGKILL: the
+# next cluster.sh up removed its hosts, and with them the slurmd): their
+# munged and slurmctld are stopped by pid, their state removed.
+reap_orphans() {
+	local d
+	for d in $ROOT/*/; do
+		[ -d "$d" ] || continue
+		d=${d%/}
+		[ -d "/run/md-cluster/${d##*/}" ] && continue
+		echo "slurm.sh: removing Slurm of cluster ${d##*/}: the cluster is gone" >&2
+		(S=$d; rm -f "$S/made-cluster"; teardown)
+	done
+}
+
 cmd_up() {
 	local n=${1:-} net port h made=0
 	need
@@ -299,6 +313,7 @@ cmd_up() {
 	fi
 	[ -f "$CSTATE/hostfile" ] || die "cluster $NAME is not up: scripts/cluster.sh up N (or scripts/slurm.sh up N)"
 	lock
+	reap_orphans
 	if healthy; then
 		echo "slurm.sh: Slurm on cluster $NAME already up" >&2
 		echo "$S/slurm.conf"
