@@ -139,6 +139,8 @@ static void sl_fini(void)
 	end_job();
 	mc_free(cur_cluster);
 	cur_cluster = NULL;
+	if (cur_dir && !getenv("MD_KEEP"))
+		mj_rmdir(cur_dir);
 	free(cur_dir);
 	cur_dir = NULL;
 }
@@ -188,9 +190,13 @@ static void open_slurm(void)
 	cur_since = mj_start_time(getpid());
 	/* The hosts' /tmp is their own: sbatch's output file and JUnit file
 	 * are written on node1, so they go into the build tree. */
+	cur_name = xasprintf("mdt%d-%d", (int)getpid(), cur_seq++);
 	cur_dir = xasprintf("%s/e2e-slurm", build ? build : "build");
 	mkdir(cur_dir, 0755);
-	cur_name = xasprintf("mdt%d-%d", (int)getpid(), cur_seq++);
+	free(cur_dir);
+	cur_dir = xasprintf("%s/e2e-slurm/%s", build ? build : "build",
+			    cur_name);
+	cr_assert_eq(mkdir(cur_dir, 0755), 0, "mkdir %s", cur_dir);
 }
 
 /* Start argv in a process group of its own, stdout and stderr to
