@@ -349,6 +349,8 @@ static int sj_remote(const struct cli *c, const struct sj_step *st,
 			dup2(null, 0);
 		dup2(pe[1], 2);
 		sl_clean_env();
+		/* There, the step's host must be its own: never a second hop. */
+		setenv("MD_SLURM_HOP", st->host, 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "srun: error: %s: %s\n", argv[0],
 			strerror(errno));
@@ -469,10 +471,18 @@ int sj_main(const struct cli *c, volatile sig_atomic_t *stop)
 	if (!rc) {
 		gethostname(host, sizeof(host) - 1);
 		host[strcspn(host, ".")] = 0;
-		if (!strcmp(host, st->host))
+		if (!strcmp(host, st->host)) {
 			rc = sj_local(c, st, stop);
-		else
+		} else if (getenv("MD_SLURM_HOP")) {
+			md_error("--slurm %s: srun ran the front end on %s, whose "
+				 "host name is '%s', not '%s' (the step's "
+				 "SrunHost): Slurm's node names must be the "
+				 "hosts' names", st->id, getenv("MD_SLURM_HOP"),
+				 host, st->host);
+			rc = MD_EXIT_ERROR;
+		} else {
 			rc = sj_remote(c, st, job, stop);
+		}
 	}
 	sj_steps_free(steps, n);
 	free(job);
