@@ -465,15 +465,6 @@ static void run_sample(const char *setup, const char *name)
 	const char *bin = md_bin();
 	char *prog, *snap, *rep_path, pid[16];
 	json_object *rep;
-
-	/* Flaky (issue 8 stays open on it): a spinning rank caught between
-	 * two MPI_Test calls in one look counts as going on.  Listed in
-	 * tests/expected-skips, so the skip is visible in every run. */
-	if (!strcmp(name, "spindeadlock")) {
-		mf_free(m);
-		cr_skip_test("spindeadlock: spin-wait detection is flaky (see "
-			     "tests/expected-skips)");
-	}
 	int ret, code;
 
 	cr_assert_not_null(s, "sample %s is not in the manifest", name);
@@ -586,11 +577,6 @@ static void run_on_cluster(const char *setup, const char *name,
 	if (np < 3)
 		cr_skip_test("%s has %d ranks: not spread over 3 hosts", name,
 			     np);
-	/* Known faults across hosts, listed in tests/expected-skips with
-	 * the reason: the skip stays visible in every run. */
-	if (!strcmp(name, "neighbormissing") || !strcmp(name, "rmafence"))
-		cr_skip_test("%s: known to fail across hosts (see "
-			     "tests/expected-skips)", name);
 	cur_hostfile = hf;
 	cur_launcher = launcher;
 	run_sample(setup, name);
