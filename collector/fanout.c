@@ -21,6 +21,7 @@
 #include "agent.h"
 #include "launch.h"
 #include "md.h"
+#include "slurm.h"
 
 #define ERR_TAIL 1024
 
@@ -128,6 +129,8 @@ static void start(struct fan *f, struct conn *c)
 		dup2(perr[1], 2);
 		for (int i = 0; f->ln.env && f->ln.env[i]; i++)
 			putenv(f->ln.env[i]);
+		if (f->ln.launcher == AG_LAUNCH_SRUN)
+			sl_clean_env();
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "slurm.h"
 #include "target.h"
 
 static char **strv_push(char **v, int *n, const char *s)
@@ -103,9 +104,9 @@ static void job_environ(struct ln_ctx *l, int pid, char **rsh,
 		if (!strncmp(p, "OMPI_MCA_", 9) ||
 		    !strncmp(p, "OMPI_ALLOW_RUN_AS_ROOT", 22))
 			l->env = strv_push(l->env, &n, p);
-	/* Under a batch system mpirun starts its daemons through it. */
-	*batch = env_get(text, len, "SLURM_JOB_ID") ||
-		 env_get(text, len, "PBS_JOBID") ||
+	/* Under a batch system mpirun starts its daemons through it (Slurm
+	 * is asked directly: srun). */
+	*batch = env_get(text, len, "PBS_JOBID") ||
 		 env_get(text, len, "LSB_JOBID") ||
 		 ((v = env_get(text, len, "OMPI_MCA_plm")) && strcmp(v, "rsh"));
 	free(text);
@@ -153,8 +154,28 @@ int ln_setup(const struct ag_opts *o, int starter_pid, const char *starter,
 	l->rsh = ln_split(rsh);
 	free(rsh);
 	l->launcher = o->launcher;
+	/* A Slurm job (srun is the starter, or the starter runs inside an
+	 * allocation): srun --overlap into the job, as the job itself. */
+	if (starter_pid > 0 && (l->launcher == AG_LAUNCH_AUTO ||
+				l->launcher == AG_LAUNCH_SRUN))
+		l->jobid = sl_job_of(starter_pid, starter);
 	if (l->launcher == AG_LAUNCH_AUTO)
-		l->launcher = batch ? AG_LAUNCH_MPIRUN : AG_LAUNCH_SSH;
+		l->launcher = l->jobid ? AG_LAUNCH_SRUN :
+			      batch ? AG_LAUNCH_MPIRUN : AG_LAUNCH_SSH;
+	if (l->launcher == AG_LAUNCH_SRUN) {
+		if (!l->jobid) {
+			md_error("--launcher srun: pid %d is not part of a Slurm "
+				 "job (no SLURM_JOB_ID in its environment, and "
+				 "no step of 'scontrol show step' has it as its "
+				 "srun): use --launcher ssh or mpirun",
+				 starter_pid);
+			ln_free(l);
+			return -MD_E_INPUT;
+		}
+		l->srun = xstrdup(sl_is_srun(starter) ? starter : "srun");
+		md_info("agents through %s --overlap into Slurm job %s",
+			l->srun, l->jobid);
+	}
 	if (l->launcher == AG_LAUNCH_MPIRUN) {
 		if (!starter || starter[0] != '/') {
 			md_error("--launcher mpirun: the job's mpirun is not "
@@ -179,12 +200,16 @@ void ln_free(struct ln_ctx *l)
 	ln_argv_free(l->mca);
 	ln_argv_free(l->env);
 	free(l->mpirun);
+	free(l->srun);
+	free(l->jobid);
 	free(l->agent);
 	memset(l, 0, sizeof(*l));
 }
 
 const char *ln_name(const struct ln_ctx *l)
 {
+	if (l->launcher == AG_LAUNCH_SRUN)
+		return "srun";
 	return l->launcher == AG_LAUNCH_MPIRUN ? "mpirun" : l->rsh[0];
 }
 
@@ -237,6 +262,24 @@ char **ln_argv(const struct ln_ctx *l, const char *host)
 	char **v = NULL, **words = NULL;
 	int n = 0, nw = 0;
 
+	if (l->launcher == AG_LAUNCH_SRUN) {
+		char *job = xasprintf("--jobid=%s", l->jobid);
+
+		/* One task on that node, sharing the job's CPUs with its
+		 * step (--overlap), no PMI for it, Slurm's own notices off. */
+		v = strv_push(v, &n, l->srun);
+		v = strv_push(v, &n, "--overlap");
+		v = strv_push(v, &n, job);
+		v = strv_push(v, &n, "--nodelist");
+		v = strv_push(v, &n, host);
+		v = strv_push(v, &n, "--nodes=1");
+		v = strv_push(v, &n, "--ntasks=1");
+		v = strv_push(v, &n, "--mpi=none");
+		v = strv_push(v, &n, "--job-name=mpi-deadlock-agent");
+		v = strv_push(v, &n, "--quiet");
+		free(job);
+		return agent_words(l, v, &n);
+	}
 	if (l->launcher == AG_LAUNCH_MPIRUN) {
 		v = strv_push(v, &n, l->mpirun);
 		for (int i = 0; l->mca && l->mca[i]; i++)

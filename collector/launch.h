@@ -12,10 +12,12 @@
 #include "agent.h"
 
 struct ln_ctx {
-	enum ag_launcher launcher;	/* resolved: SSH or MPIRUN */
+	enum ag_launcher launcher;	/* resolved: SSH, MPIRUN or SRUN */
 	char **rsh;		/* the remote shell's words, NULL-ended */
 	const char *rsh_from;	/* where it came from, for messages */
 	char *mpirun;		/* the job's starter */
+	char *srun;		/* SRUN: the job's srun, or "srun" */
+	char *jobid;		/* SRUN: the job's Slurm job id */
 	char **mca;		/* the job's "--mca K V" words, NULL-ended */
 	char **env;		/* the job's OMPI_MCA_* and OMPI_ALLOW_*
 				 * entries, NULL-ended */
@@ -38,7 +40,7 @@ void ln_free(struct ln_ctx *l);
 char **ln_argv(const struct ln_ctx *l, const char *host);
 void ln_argv_free(char **argv);
 
-/* The launcher's name for messages: "ssh", "mpirun". */
+/* The launcher's name for messages: "ssh", "mpirun", "srun". */
 const char *ln_name(const struct ln_ctx *l);
 
 /* Split a command string on blanks into a NULL-ended argv (malloc'ed);

@@ -37,6 +37,7 @@ enum ag_launcher {
 	AG_LAUNCH_AUTO,		/* what the job itself used */
 	AG_LAUNCH_SSH,		/* Open MPI's remote shell (plm_rsh_agent) */
 	AG_LAUNCH_MPIRUN,	/* the job's own mpirun, one agent per host */
+	AG_LAUNCH_SRUN,		/* srun --overlap --jobid=JOB -w HOST (Slurm) */
 };
 
 /*

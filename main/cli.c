@@ -13,6 +13,7 @@
 
 enum {
 	OPT_SNAPSHOT = 256,
+	OPT_SLURM,
 	OPT_DUMP,
 	OPT_FORMAT,
 	OPT_ALL_RANKS,
@@ -45,6 +46,7 @@ enum {
 
 static const struct option cli_long[] = {
 	{ "attach", required_argument, NULL, 'a' },
+	{ "slurm", required_argument, NULL, OPT_SLURM },
 	{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
 	{ "dump", no_argument, NULL, OPT_DUMP },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -73,6 +75,7 @@ static unsigned int cli_allowed(int opt)
 {
 	switch (opt) {
 	case 'a':
+	case OPT_SLURM:
 		return FOR_ATTACH;
 	case OPT_SNAPSHOT:
 		return FOR_COLLECT;
@@ -171,8 +174,10 @@ static int cli_launcher(const char *arg, enum ag_launcher *out)
 		*out = AG_LAUNCH_SSH;
 	else if (!strcmp(arg, "mpirun"))
 		*out = AG_LAUNCH_MPIRUN;
+	else if (!strcmp(arg, "srun"))
+		*out = AG_LAUNCH_SRUN;
 	else
-		return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun",
+		return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun, srun",
 			       arg);
 	return 0;
 }
@@ -183,6 +188,9 @@ static int cli_option(struct cli *c, int opt, const char *arg)
 	switch (opt) {
 	case 'a':
 		return cli_int("--attach", arg, 1, INT_MAX, &c->pid);
+	case OPT_SLURM:
+		c->slurm = arg;
+		return 0;
 	case OPT_SNAPSHOT:
 		c->snapshot = arg;
 		return 0;
@@ -292,8 +300,10 @@ static int cli_operands(int argc, char **argv, struct cli *c)
 	case CLI_ATTACH:
 		if (n)
 			return cli_bad("unexpected argument '%s'", argv[optind]);
-		if (!c->pid)
-			return cli_bad("nothing to do: give --attach PID, or a subcommand (analyze, run, gstack)");
+		if (c->pid && c->slurm)
+			return cli_bad("--attach and --slurm both name the job: give one");
+		if (!c->pid && !c->slurm)
+			return cli_bad("nothing to do: give --attach PID, --slurm JOBID, or a subcommand (analyze, run, gstack)");
 		return 0;
 	case CLI_ANALYZE:
 		if (n != 1)
@@ -430,6 +440,7 @@ int cli_emit(const struct cli *c, const struct snap *s, const char *name,
 void cli_usage(FILE *out)
 {
 	fputs("Usage: mpi-deadlock --attach PID [options]\n"
+	      "       mpi-deadlock --slurm JOBID[.STEP] [options]\n"
 	      "       mpi-deadlock analyze FILE [report options]\n"
 	      "       mpi-deadlock run [--timeout SEC] [--keep-running] [options] -- mpirun ARGS...\n"
 	      "       mpi-deadlock gstack PID\n"
@@ -441,6 +452,10 @@ void cli_usage(FILE *out)
 	      "\n"
 	      "Subcommands:\n"
 	      "  --attach PID        collect from the job whose mpirun (or one rank) is PID\n"
+	      "  --slurm JOBID[.STEP] the MPI job of a running Slurm job step, from any\n"
+	      "                      host of the cluster: its starter is found through\n"
+	      "                      Slurm, the collection runs on its node (srun\n"
+	      "                      --overlap), the report is printed here\n"
 	      "  analyze FILE        report on a snapshot written by --snapshot\n"
 	      "  run -- CMD...       start CMD (mpirun ...); if it is still running at the\n"
 	      "                      deadline, collect, report and end it; if it ends by\n"
@@ -462,8 +477,10 @@ void cli_usage(FILE *out)
 	      "  --looks N           looks at the job to compare (default 2)\n"
 	      "  --interval MS       between two looks (default 1000)\n"
 	      "Ranks on other hosts (--attach, run, gstack): one agent per host\n"
-	      "  --launcher L        ssh, mpirun (the job's own, one agent per host)\n"
-	      "                      or auto (default: what the job used)\n"
+	      "  --launcher L        ssh, mpirun (the job's own, one agent per host),\n"
+	      "                      srun (srun --overlap into the job's Slurm job)\n"
+	      "                      or auto (default: what the job used; srun for\n"
+	      "                      srun's jobs and jobs inside a Slurm allocation)\n"
 	      "  --rsh CMD           ssh: remote shell (default: Open MPI's\n"
 	      "                      plm_rsh_agent of the job or environment, else ssh)\n"
 	      "  --agent PATH        the agent's path on the hosts (default: this one)\n"

@@ -30,6 +30,7 @@ enum cli_cmd {
 struct cli {
 	enum cli_cmd cmd;
 	int pid;		/* attach, gstack */
+	const char *slurm;	/* --slurm JOBID[.STEP] (attach) */
 	const char *file;	/* analyze */
 	char **job_argv;	/* run: NULL-terminated, borrowed from argv */
 

@@ -11,6 +11,8 @@
 #include "md.h"
 #include "gstack.h"
 #include "run.h"
+#include "slurm.h"
+#include "slurmjob.h"
 
 /*
  * The only mutable global of the program: set by SIGINT/SIGTERM, read by
@@ -50,7 +52,9 @@ static int md_attach(const struct cli *c)
 	char *name;
 	int rc;
 
-	rc = cli_collect(c, c->pid, &md_stop, &s);
+	/* The srun of an mpirun's daemons: its table names the daemons; the
+	 * ranks are in mpirun's. */
+	rc = cli_collect(c, sl_starter_of(c->pid), &md_stop, &s);
 	if (rc)
 		return md_collect_failed(rc);
 	name = xasprintf("mpi-deadlock --attach %d", c->pid);
@@ -99,7 +103,7 @@ int main(int argc, char **argv)
 		printf("mpi-deadlock %s\n", MD_VERSION);
 		return 0;
 	case CLI_ATTACH:
-		return md_attach(&c);
+		return c.slurm ? sj_main(&c, &md_stop) : md_attach(&c);
 	case CLI_ANALYZE:
 		return md_analyze(&c);
 	case CLI_RUN:

@@ -26,6 +26,7 @@
 
 #include "collect.h"
 #include "md.h"
+#include "slurm.h"
 
 #define RUN_POLL_MS 50
 #define RUN_TERM_GRACE_MS 5000
@@ -208,7 +209,10 @@ static int run_start(const struct cli *c, int *job)
 		return run_spawn(c->job_argv, NULL, job);
 	}
 	argv = rt_job_argv(c->job_argv, lib, &preload);
-	if (preload)
+	if (preload && sl_is_srun(c->job_argv[0]))
+		md_info("srun: LD_PRELOAD=%s in its environment, which it "
+			"exports to every task", lib);
+	else if (preload)
 		md_info("%s is not a launcher run knows: LD_PRELOAD=%s for "
 			"the ranks of this host only", c->job_argv[0], lib);
 	rc = run_spawn(argv, preload, job);

@@ -11,7 +11,8 @@ set -euo pipefail
 pkgs=(build-essential pkg-config ca-certificates openmpi-bin libopenmpi-dev
       libigraph-dev libdwarf-dev libelf-dev libunwind-dev libcriterion-dev
       libyajl-dev uthash-dev dpkg-dev openssh-server iproute2 procps
-      jq clang clang-format python3)
+      jq clang clang-format python3
+      slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge)
 pkgs+=("$@")
 
 missing=()

@@ -297,6 +297,62 @@ Test(agent, mpirun_launcher_is_the_jobs_own_with_its_settings)
 	ln_free(&l);
 }
 
+/* A stand-in for an mpirun inside a Slurm allocation. */
+static pid_t fake_mpirun_in_slurm(void)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		static char job[] = "SLURM_JOB_ID=4242",
+			    rsh[] = "OMPI_MCA_plm_rsh_agent=ssh";
+		char *envp[] = { job, rsh, NULL };
+
+		execle("/bin/sh", "sh", "-c", "sleep 30; true", (char *)NULL,
+		       envp);
+		_exit(127);
+	}
+	usleep(100000);
+	return pid;
+}
+
+Test(agent, auto_picks_srun_into_the_job_inside_a_slurm_allocation)
+{
+	pid_t job = fake_mpirun_in_slurm();
+	struct ag_opts o = { .launcher = AG_LAUNCH_AUTO,
+			     .agent = "/opt/md/bin/mpi-deadlock" };
+	struct ln_ctx l;
+	char **argv, *text;
+
+	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
+	end(job);
+	cr_expect_eq(l.launcher, AG_LAUNCH_SRUN);
+	cr_expect_str_eq(ln_name(&l), "srun");
+	argv = ln_argv(&l, "node2");
+	text = joined(argv);
+	cr_expect_str_eq(text, "srun --overlap --jobid=4242 --nodelist node2 "
+			       "--nodes=1 --ntasks=1 --mpi=none "
+			       "--job-name=mpi-deadlock-agent --quiet "
+			       "/opt/md/bin/mpi-deadlock agent");
+	free(text);
+	ln_argv_free(argv);
+	ln_free(&l);
+}
+
+Test(agent, srun_launcher_outside_slurm_is_refused_with_the_fix)
+{
+	pid_t job = fake_mpirun("ssh");
+	struct ag_opts o = { .launcher = AG_LAUNCH_SRUN,
+			     .agent = "/opt/md/bin/mpi-deadlock" };
+	struct ln_ctx l;
+	int rc;
+
+	/* Not srun, and no SLURM_JOB_ID in its environment. */
+	rc = ln_setup(&o, job, "/usr/bin/orterun", &l);
+	end(job);
+	cr_expect_eq(rc, -MD_E_INPUT);
+}
+
 Test(agent, open_mpi_alternatives_take_the_first_remote_shell)
 {
 	char **v = ln_split("  ssh -x : rsh");

@@ -173,6 +173,7 @@ static void ranks_spread_over_three_hosts(const char *setup,
 	struct pt_job *t = NULL;
 	bool seen[8] = { false };
 	char *left = NULL;
+	unsigned long long since;
 	int r, killed;
 
 	start_on_cluster(setup, "ring", 3, 3, args);
@@ -208,13 +209,15 @@ static void ranks_spread_over_three_hosts(const char *setup,
 	es_cache_free(ec);
 	if (args == chain_args)
 		expect_ssh_from_a_host(cur_cluster->nhosts - 1);
-	/* Ending mpirun ends everything it started on every host. */
+	/* Ending mpirun ends everything it started on every host (the
+	 * hosts' own daemons, Slurm's slurmd, were there before it). */
+	since = cur_job->pid_start;
 	killed = mj_end_all(cur_job, &left);
 	cur_job = NULL;
 	cr_expect_eq(killed, 0, "left behind after mpirun ended: %s", left);
 	free(left);
 	for (int h = 0; h < cur_cluster->nhosts; h++)
-		cr_expect_eq(mc_host_procs(cur_cluster, h, 0, NULL, 0), 0,
+		cr_expect_eq(mc_host_procs(cur_cluster, h, since, NULL, 0), 0,
 			     "host %s is not empty", cur_cluster->hosts[h].name);
 }
 
@@ -244,6 +247,7 @@ Test(e2e_cluster, tree_spawn_from_host_to_host_reaches_every_host_ompi_g)
 static void killed_mpirun_leaves_nothing(const char *setup)
 {
 	int np = 6, killed;
+	unsigned long long since;
 	char *left = NULL;
 
 	start_on_cluster(setup, "ring", np, np, NULL);
@@ -251,13 +255,14 @@ static void killed_mpirun_leaves_nothing(const char *setup)
 				   0), 0, "no process of the job on %s",
 		     cur_cluster->hosts[1].name);
 	kill(cur_job->pid, SIGKILL);
+	since = cur_job->pid_start;
 	killed = mj_end_all(cur_job, &left);
 	cur_job = NULL;
 	cr_expect_eq(killed, 0, "left behind after SIGKILL of mpirun: %s",
 		     left);
 	free(left);
 	for (int h = 0; h < cur_cluster->nhosts; h++)
-		cr_expect_eq(mc_host_procs(cur_cluster, h, 0, NULL, 0), 0,
+		cr_expect_eq(mc_host_procs(cur_cluster, h, since, NULL, 0), 0,
 			     "host %s is not empty", cur_cluster->hosts[h].name);
 }
 
