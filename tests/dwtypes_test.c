@@ -334,7 +334,7 @@ static char *ompi_g_libmpi(void)
 	return xasprintf("%s/lib/libmpi.so", prefix);
 }
 
-Test(dwtypes, source_built_libmpi_index_is_built_fast)
+Test(dwtypes, source_built_libmpi_index_has_every_type_the_dll_asks_for)
 {
 	char *lib = ompi_g_libmpi();
 	struct dt_index *idx;
@@ -349,9 +349,9 @@ Test(dwtypes, source_built_libmpi_index_is_built_fast)
 	fprintf(stderr, "dwtypes: libmpi type index: %u units, %u types, "
 		"%.3f s\n", dt_index_ncus(idx), dt_index_ntypes(idx),
 		dt_index_build_ns(idx) / 1e9);
+	/* The time is printed, not checked: speed belongs in make bench
+	 * (bench-collect's setup phase), not in a test on a shared machine. */
 	cr_expect_gt(dt_index_ncus(idx), 500);
-	/* Budget 0.3 s; allow slack for a loaded 2-core machine. */
-	cr_expect_lt(dt_index_build_ns(idx), 1500000000LL);
 	expect_ompi_types(idx);
 	dt_index_free(idx);
 	free(lib);
