@@ -39,14 +39,15 @@ static void add_op_fields(json_object *o, const struct snap_op *op)
 			       json_object_new_int(op->tag) : NULL);
 	json_object_object_add(o, "any_tag",
 			       json_object_new_boolean(op && op->any_tag));
-	json_object_object_add(o, "bytes", op ?
+	json_object_object_add(o, "bytes", op && (op->length || !op->count ||
+						  op->datatype) ?
 			       json_object_new_uint64(op->length) : NULL);
-	if (op && op->datatype) {
+	if (op && op->datatype)
 		json_object_object_add(o, "datatype",
 				       json_object_new_string(op->datatype));
+	if (op && (op->datatype || op->count))
 		json_object_object_add(o, "count",
 				       json_object_new_uint64(op->count));
-	}
 	for (int i = 0; op && i < op->nextra && i < 5; i++)
 		if (op->extra[i])
 			json_object_array_add(extra,
