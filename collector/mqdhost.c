@@ -163,7 +163,8 @@ static void cb_get_type_sizes(mqd_process *process,
 	ts->long_size = sizeof(long);
 	ts->long_long_size = sizeof(long long);
 	ts->pointer_size = sizeof(void *);
-	if (p->img->dll->impl != MH_IMPL_OMPI)
+	/* A NULL process names no DLL: five, the published struct. */
+	if (!p || p->img->dll->impl != MH_IMPL_OMPI)
 		return;
 	ts->bool_size = sizeof(_Bool);
 	ts->size_t_size = sizeof(size_t);
