@@ -148,8 +148,11 @@ static int check_hello(const char *line)
 	return 0;
 }
 
+/* Bits of the job line's FLAGS. */
+enum { AG_JOB_NO_OB1 = 1 };
+
 struct ag_job {
-	int nranks, looks, n, cap;
+	int nranks, looks, flags, n, cap;
 	struct col_target *t;
 };
 
@@ -160,7 +163,7 @@ static void job_free(struct ag_job *j)
 	free(j->t);
 }
 
-/* "job NRANKS LOOKS", then "rank G PID EXE" lines, then "go". */
+/* "job NRANKS LOOKS [FLAGS]", then "rank G PID EXE" lines, then "go". */
 static int read_job(struct ag_in *in, struct ag_job *j)
 {
 	char *line;
@@ -174,7 +177,8 @@ static int read_job(struct ag_in *in, struct ag_job *j)
 			free(line);
 			break;
 		}
-		if (sscanf(line, "job %d %d", &j->nranks, &j->looks) == 2) {
+		if (sscanf(line, "job %d %d %d", &j->nranks, &j->looks,
+			   &j->flags) >= 2) {
 			free(line);
 			continue;
 		}
@@ -243,6 +247,7 @@ static int run_agent(struct ag_in *in, const char *dll)
 		rc = read_job(in, &j);
 	if (rc == 0) {
 		o.looks = j.looks;
+		o.no_ob1 = j.flags & AG_JOB_NO_OB1;
 		o.stop = in->stop;
 		rc = col_open_pids(&o, j.nranks, j.t, j.n, &c);
 	}

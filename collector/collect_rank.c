@@ -26,9 +26,19 @@ static int proc_lookup(void *ctx, const char *name, uint64_t *addr)
 	return es_proc_lookup(cr->view, name, addr);
 }
 
+static int proc_comm_group(void *ctx, uint64_t id, int me, int size,
+			   int *group)
+{
+	struct col_rank *cr = ctx;
+
+	return topo_comm_group(&col_proc_ops, cr, cr->types, id, me, size,
+			       group);
+}
+
 const struct mh_proc_ops col_proc_ops = {
 	.read = proc_read,
 	.lookup = proc_lookup,
+	.comm_group = proc_comm_group,
 };
 
 /* The MPI library's types, from its DWARF index. */

@@ -462,7 +462,10 @@ static void check_looked(struct fan *f, struct conn *c, char *line, void *arg)
 static void send_job(struct fan *f, struct conn *c)
 {
 	send_line(c, "hello %d %s %d\n", AG_PROTO, MD_VERSION, SNAP_VERSION);
-	send_line(c, "job %d %d\n", f->s->nranks, f->o->col.looks);
+	/* FLAGS bit 0: no ob1 walk (agent.c reads them; older agents of
+	 * the same protocol ignore them). */
+	send_line(c, "job %d %d %d\n", f->s->nranks, f->o->col.looks,
+		  f->o->col.no_ob1 ? 1 : 0);
 	for (int k = 0; k < c->nranks; k++) {
 		const struct snap_rank *r = &f->s->ranks[c->ranks[k]];
 

@@ -93,9 +93,12 @@ struct mh_dll {
 /* The DLL's basic callbacks carry no context: the process being read is
  * reached through the image or process handle, never through a global. */
 
+/* Filled with -1 bytes: Open MPI's DLL leaves a group member it cannot
+ * match unwritten, which then reads as rank -1, never as a plausible
+ * rank from old heap contents. */
 static void *cb_malloc(size_t n)
 {
-	return xmalloc(n);
+	return memset(xmalloc(n), 0xff, n);
 }
 
 static void cb_free(void *p)
@@ -864,6 +867,19 @@ static int *mpich_comm(struct walk *w, struct mqd_communicator *c)
 	return NULL;
 }
 
+/* The group from the MPI library's own structures, where the caller can
+ * read them (Open MPI's DLL fails across hosts, see topo.h). */
+static bool group_own(struct walk *w, const struct mqd_communicator *c,
+		      int *group)
+{
+	const struct mh_proc_ops *ops = w->p->ops;
+
+	return ops->comm_group &&
+	       ops->comm_group(w->p->ctx, (uint64_t)c->unique_id,
+			       (int)c->local_rank, (int)c->size, group) == 0 &&
+	       group_valid(group, (int)c->size, w->s->nranks);
+}
+
 static void walk_communicator(struct walk *w)
 {
 	struct mh_entry *e = &w->img->dll->e;
@@ -883,8 +899,9 @@ static void walk_communicator(struct walk *w)
 		group = mpich_comm(w, &c);
 	} else if (e->get_comm_group) {
 		group = xcalloc((size_t)c.size, sizeof(int));
-		if (e->get_comm_group(proc, group) != MQD_OK ||
-		    !group_valid(group, (int)c.size, w->s->nranks)) {
+		if ((e->get_comm_group(proc, group) != MQD_OK ||
+		     !group_valid(group, (int)c.size, w->s->nranks)) &&
+		    !group_own(w, &c, group)) {
 			free(group);
 			group = NULL;
 		}

@@ -31,6 +31,12 @@ struct mh_proc_ops {
 	/* Runtime address of a symbol in the process's loaded objects, in
 	 * dynamic-linker order: 0 or a negative code.  addr may be NULL. */
 	int (*lookup)(void *ctx, const char *name, uint64_t *addr);
+	/* The group (size job ranks) of the communicator with unique id id
+	 * in which the process has local rank me, from the MPI library's
+	 * own structures, for when the DLL's is unusable: 0 or a negative
+	 * code.  May be NULL. */
+	int (*comm_group)(void *ctx, uint64_t id, int me, int size,
+			  int *group);
 };
 
 struct mh_dll;

@@ -319,6 +319,124 @@ int topo_read(const struct mh_proc_ops *proc, void *ctx,
 	return n;
 }
 
+/* The group of a communicator from Open MPI's own structures. */
+
+#define GROUP_MAX (1 << 26)
+
+struct glayout {
+	int arr_addr, arr_size;		/* opal_pointer_array_t */
+	int cid, my_rank, group;	/* ompi_communicator_t */
+	int count, procs;		/* ompi_group_t */
+	int name, jobid, vpid;		/* ompi_proc_t.super.proc_name */
+};
+
+static bool get_glayout(struct dt_index *t, struct glayout *l)
+{
+	int super = off(t, "ompi_proc_t", "super");
+	int pname = off(t, "opal_proc_t", "proc_name");
+
+	l->arr_addr = off(t, "opal_pointer_array_t", "addr");
+	l->arr_size = off(t, "opal_pointer_array_t", "size");
+	l->cid = off(t, "ompi_communicator_t", "c_contextid");
+	l->my_rank = off(t, "ompi_communicator_t", "c_my_rank");
+	l->group = off(t, "ompi_communicator_t", "c_local_group");
+	l->count = off(t, "ompi_group_t", "grp_proc_count");
+	l->procs = off(t, "ompi_group_t", "grp_proc_pointers");
+	l->jobid = off(t, "opal_process_name_t", "jobid");
+	l->vpid = off(t, "opal_process_name_t", "vpid");
+	l->name = super < 0 || pname < 0 ? -1 : super + pname;
+	for (const int *p = &l->arr_addr; p <= &l->vpid; p++)
+		if (*p < 0)
+			return false;
+	return true;
+}
+
+/*
+ * One member's (jobid, vpid).  A group holds a pointer to the member's
+ * ompi_proc_t, or, for a process this rank has not talked to yet, a
+ * sentinel (proc.h: bit 0 set, bits 1-31 the jobid's local id and
+ * family, bits 32-63 the vpid).  Both sides compare jobids in the
+ * sentinel's 31 bits.
+ */
+static bool member(struct rd *rd, const struct glayout *l, uint64_t proc,
+		   uint32_t *job, uint32_t *vpid)
+{
+	uint32_t jobid;
+
+	if (proc & 1) {
+		*job = (uint32_t)proc >> 1;
+		*vpid = (uint32_t)(proc >> 32);
+		return true;
+	}
+	if (!proc ||
+	    rd->proc->read(rd->ctx, proc + (uint64_t)(l->name + l->jobid),
+			   &jobid, sizeof(jobid)) ||
+	    rd->proc->read(rd->ctx, proc + (uint64_t)(l->name + l->vpid),
+			   vpid, sizeof(*vpid)))
+		return false;
+	/* The sentinel's encoding of the same jobid (local 15 bits, family
+	 * 16 bits): ompi_proc_name_to_sentinel. */
+	*job = (jobid & 0x7fff) | ((jobid >> 16) & 0xffff) << 15;
+	return true;
+}
+
+static bool read_group(struct rd *rd, const struct glayout *l, uint64_t cp,
+		       int me, int size, int *group)
+{
+	uint64_t gp, procs, *v;
+	uint32_t job = 0, own = 0, vpid;
+	int n;
+	bool ok;
+
+	if (!rd_u64(rd, cp + (uint64_t)l->group, &gp) ||
+	    !rd_int(rd, gp + (uint64_t)l->count, &n) || n != size ||
+	    !rd_u64(rd, gp + (uint64_t)l->procs, &procs) || !procs)
+		return false;
+	v = xmalloc((size_t)n * sizeof(*v));
+	ok = !rd->proc->read(rd->ctx, procs, v, (size_t)n * sizeof(*v)) &&
+	     member(rd, l, v[me], &own, &vpid);
+	/* Members of this rank's own job only: a vpid of another job
+	 * (MPI_Comm_spawn, connect) is no rank of this one. */
+	for (int i = 0; ok && i < n; i++) {
+		ok = member(rd, l, v[i], &job, &vpid) && job == own &&
+		     vpid < (uint32_t)GROUP_MAX;
+		group[i] = (int)vpid;
+	}
+	free(v);
+	return ok;
+}
+
+int topo_comm_group(const struct mh_proc_ops *proc, void *ctx,
+		    struct dt_index *types, uint64_t id, int me, int size,
+		    int *group)
+{
+	struct rd rd = { proc, ctx, { 0 } };
+	struct glayout l;
+	uint64_t arr, addr;
+	int n;
+
+	if (!types || me < 0 || me >= size || size > GROUP_MAX ||
+	    !get_glayout(types, &l) ||
+	    proc->lookup(ctx, "ompi_mpi_communicators", &arr) < 0 ||
+	    !rd_u64(&rd, arr + (uint64_t)l.arr_addr, &addr) ||
+	    !rd_int(&rd, arr + (uint64_t)l.arr_size, &n))
+		return -MD_E_NOTYPES;
+	if (n > TOPO_MAX_COMMS)
+		n = TOPO_MAX_COMMS;
+	for (int i = 0; i < n && addr; i++) {
+		uint64_t cp;
+		uint32_t cid;
+		int rank;
+
+		if (rd_u64(&rd, addr + 8 * (uint64_t)i, &cp) && cp &&
+		    !proc->read(ctx, cp + (uint64_t)l.cid, &cid, sizeof(cid)) &&
+		    cid == id && rd_int(&rd, cp + (uint64_t)l.my_rank, &rank) &&
+		    rank == me && read_group(&rd, &l, cp, me, size, group))
+			return 0;
+	}
+	return -MD_E_FAULT;
+}
+
 struct topo_acc *topo_acc_new(void)
 {
 	return xcalloc(1, sizeof(struct topo_acc));

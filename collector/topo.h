@@ -35,4 +35,19 @@ int topo_read(const struct mh_proc_ops *proc, void *ctx,
 	      struct dt_index *types, struct snap *s,
 	      const struct snap_rank *r, struct topo_acc *acc);
 
+/*
+ * The group of the communicator with context id id in which the process
+ * has local rank me and size members: their ranks in the job (vpids),
+ * from the communicator's group in Open MPI's own structures, into group
+ * (size entries).  For when the DLL's group is unusable: Open MPI's DLL
+ * matches members by their ompi_proc_t pointers against
+ * MPI_COMM_WORLD's, and leaves a member unset when one of the two holds
+ * a sentinel (a process not yet talked to, common across hosts).
+ * Returns 0, -MD_E_NOTYPES without the layouts, or -MD_E_FAULT when the
+ * communicator or a member (one of another job) cannot be read.
+ */
+int topo_comm_group(const struct mh_proc_ops *proc, void *ctx,
+		    struct dt_index *types, uint64_t id, int me, int size,
+		    int *group);
+
 #endif /* MD_TOPO_H */

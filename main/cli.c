@@ -251,7 +251,7 @@ static int cli_options(int argc, char **argv, struct cli *c, bool run)
 	int opt, rc, idx = -1;
 
 	opterr = 0;
-	optind = 1;
+	optind = 0;	/* 0: glibc starts over (argv may differ) */
 	/* run: stop at the job's command, whose options are its own. */
 	while ((opt = getopt_long(argc, argv, run ? "+vq" : "vq", cli_long,
 				  &idx)) != -1) {
@@ -316,24 +316,47 @@ static int cli_operands(int argc, char **argv, struct cli *c)
 	}
 }
 
+static const char *const cli_subs[] = {
+	[CLI_ANALYZE] = "analyze",
+	[CLI_RUN] = "run",
+	[CLI_GSTACK] = "gstack",
+	[CLI_AGENT] = "agent",
+};
+
+static enum cli_cmd cli_sub(const char *word)
+{
+	for (size_t i = 0; i < sizeof(cli_subs) / sizeof(cli_subs[0]); i++)
+		if (cli_subs[i] && !strcmp(word, cli_subs[i]))
+			return (enum cli_cmd)i;
+	return CLI_ATTACH;
+}
+
+/* Where the subcommand is: the first operand, after any global options
+ * ("mpi-deadlock -v run ..."); 0 if there is none. */
+static int cli_sub_index(int argc, char **argv)
+{
+	opterr = 0;
+	optind = 0;	/* 0: glibc starts over (argv may differ) */
+	while (getopt_long(argc, argv, "+vq", cli_long, NULL) != -1)
+		;
+	return optind < argc && optind > 0 ? optind : 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli *c)
 {
-	int rc;
+	int rc, at = cli_sub_index(argc, argv);
 
 	cli_defaults(c);
-	if (argc > 1 && argv[1][0] != '-') {
-		if (!strcmp(argv[1], "analyze"))
-			c->cmd = CLI_ANALYZE;
-		else if (!strcmp(argv[1], "run"))
-			c->cmd = CLI_RUN;
-		else if (!strcmp(argv[1], "gstack"))
-			c->cmd = CLI_GSTACK;
-		else if (!strcmp(argv[1], "agent"))
-			c->cmd = CLI_AGENT;
-		else
-			return cli_bad("unknown subcommand '%s'", argv[1]);
+	if (at && (at == 1 || cli_sub(argv[at]) != CLI_ATTACH) &&
+	    strcmp(argv[at - 1], "--")) {
+		c->cmd = cli_sub(argv[at]);
+		if (c->cmd == CLI_ATTACH)
+			return cli_bad("unknown subcommand '%s'", argv[at]);
+		/* The options before it and after it are parsed as one list,
+		 * checked against this subcommand; argv keeps its order. */
+		memmove(argv + at, argv + at + 1,
+			(size_t)(argc - at) * sizeof(*argv));
 		argc--;
-		argv++;
 	}
 	rc = cli_options(argc, argv, c, c->cmd == CLI_RUN);
 	if (rc || c->cmd == CLI_HELP || c->cmd == CLI_VERSION)

@@ -306,6 +306,10 @@ EOF
 		echo "OMPI_MCA_plm_rsh_agent=ssh -F $STATE/ssh_config"
 		echo "OMPI_MCA_oob_tcp_if_include=$net.0/24"
 		echo "OMPI_MCA_btl_tcp_if_include=$net.0/24"
+		# One-sided windows across hosts: Open MPI 4.1's osc/rdma needs
+		# an RDMA network and fails MPI_Win_create on TCP (MPI_ERR_WIN);
+		# osc/pt2pt runs over the pml.
+		echo "OMPI_MCA_osc=pt2pt"
 		echo "OMPI_ALLOW_RUN_AS_ROOT=1"
 		echo "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
 	} >"$STATE/env"

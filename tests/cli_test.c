@@ -131,6 +131,25 @@ Test(cli, unknown_subcommand_is_a_usage_error)
 	expect_usage("frob", NULL, NULL, "unknown subcommand 'frob'");
 }
 
+Test(cli, a_global_option_may_come_before_the_subcommand)
+{
+	/* "-v run ..." is "run -v ...": the subcommand is the first
+	 * operand, and its own checks still apply. */
+	expect_usage("-v", "run", "--timeout=1", "needs a command");
+	expect_usage("-q", "analyze", NULL, "one snapshot FILE");
+}
+
+Test(cli, an_option_before_the_subcommand_is_checked_against_it)
+{
+	expect_usage("--timeout=5", "analyze", "f",
+		     "'--timeout' does not apply to analyze");
+}
+
+Test(cli, a_word_after_attach_is_an_argument_not_a_subcommand)
+{
+	expect_usage("--attach", "1", "frob", "unexpected argument 'frob'");
+}
+
 Test(cli, analyze_without_file_is_a_usage_error)
 {
 	expect_usage("analyze", NULL, NULL, "one snapshot FILE");

@@ -222,6 +222,8 @@ Test(dwtypes, debug_file_with_wrong_crc_is_not_used)
  * regenerate with:
  *   sed -e '/^#if 0/,/^#endif/d' ompi_common_dll.c | tr '\n' ' ' |
  *   grep -o 'ompi_field_offset([^;]*;' | awk -F, '{print $3 $4}'
+ * and what collector/topo.c reads beside it (topologies, and groups from
+ * the members' process names).
  */
 static const char *const ompi_fields[][2] = {
 	{ "opal_list_item_t", "opal_list_next" },
@@ -289,6 +291,10 @@ static const char *const ompi_fields[][2] = {
 	{ "ompi_group_t", "grp_proc_pointers" },
 	{ "ompi_group_t", "grp_my_rank" },
 	{ "ompi_group_t", "grp_flags" },
+	{ "ompi_proc_t", "super" },
+	{ "opal_proc_t", "proc_name" },
+	{ "opal_process_name_t", "jobid" },
+	{ "opal_process_name_t", "vpid" },
 	{ "ompi_status_public_t", "MPI_SOURCE" },
 	{ "ompi_status_public_t", "MPI_TAG" },
 	{ "ompi_status_public_t", "MPI_ERROR" },
@@ -394,7 +400,11 @@ Test(dwtypes, provider_layouts_equal_the_source_built_libmpi)
 
 		cr_assert_eq(dt_find_type(want, ty, &a), 0, "%s in libmpi", ty);
 		cr_assert_eq(dt_find_type(got, ty, &b), 0, "%s in provider", ty);
-		cr_expect_eq(dt_sizeof(b), dt_sizeof(a), "sizeof %s", ty);
+		/* ompi_proc_t's size follows the build's endpoint tags
+		 * (OMPI_PROC_ENDPOINT_TAG_MAX); only its name is read. */
+		if (strcmp(ty, "ompi_proc_t"))
+			cr_expect_eq(dt_sizeof(b), dt_sizeof(a), "sizeof %s",
+				     ty);
 		if (f)
 			cr_expect_eq(dt_field_offset(b, f),
 				     dt_field_offset(a, f), "%s.%s", ty, f);

@@ -288,6 +288,52 @@ Test(e2e_agents, mpirun_launcher_gives_the_same_snapshot_as_one_host,
 	same_as_one_host("mpirun");
 }
 
+/* The agents' settings come from the front end, not from their
+ * environment: this remote shell gives them a clean one, like ssh. */
+Test(e2e_agents, dll_only_setting_reaches_the_agents,
+     .fini = job_fini, .timeout = 240)
+{
+	char *rsh, *out, *err, *snap[2];
+	int rc;
+
+	START(4);
+	rsh = script("cleanrsh",
+		     "#!/bin/sh\n"
+		     "host=$1; shift\n"
+		     "exec env -i PATH=\"$PATH\" unshare --uts sh -c "
+		     "\"hostname $host; exec $*\"\n");
+	for (int off = 0; off < 2; off++) {
+		snap[off] = xasprintf("%s/agents%d.jsonl", job.dir, off);
+		if (off)
+			setenv("MD_NO_OB1", "1", 1);
+		rc = front((const char *[]){ "--launcher", "ssh", "--rsh",
+					     rsh, "--interval", "300",
+					     "--snapshot", snap[off], NULL },
+			   &out, &err, 0);
+		unsetenv("MD_NO_OB1");
+		cr_expect_eq(rc, 1, "status %d\n%s%s", rc, out, err);
+		free(out);
+		free(err);
+	}
+	for (int off = 0; off < 2; off++) {
+		struct snap *s = read_snap(snap[off]);
+
+		for (int i = 0; i < s->nranks; i++) {
+			cr_expect_not_null(s->ranks[i].collected_on,
+					   "rank %d not collected by an agent",
+					   i);
+			cr_expect_eq(s->ranks[i].ob1, !off,
+				     "rank %d: ob1 walk %s with MD_NO_OB1%s",
+				     i, s->ranks[i].ob1 ? "ran" : "did not run",
+				     off ? "=1" : " unset");
+		}
+		snap_free(s);
+		free(snap[off]);
+	}
+	expect_job_free();
+	free(rsh);
+}
+
 Test(e2e_agents, unreachable_host_leaves_its_ranks_not_collected,
      .fini = job_fini, .timeout = 120)
 {

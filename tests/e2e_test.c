@@ -633,11 +633,6 @@ static void run_on_cluster(const char *setup, const char *name,
 	if (np < 3)
 		cr_skip_test("%s has %d ranks: not spread over 3 hosts", name,
 			     np);
-	/* Known faults across hosts, listed in tests/expected-skips with
-	 * the reason: the skip stays visible in every run. */
-	if (!strcmp(name, "neighbormissing") || !strcmp(name, "rmafence"))
-		cr_skip_test("%s: known to fail across hosts (see "
-			     "tests/expected-skips)", name);
 	cur_hostfile = hf;
 	cur_launcher = launcher;
 	run_sample(setup, name);

@@ -22,9 +22,27 @@ typedef struct {
 	void **addr;
 } opal_pointer_array_t;
 typedef struct {
+	uint32_t jobid, vpid;
+} opal_process_name_t;
+typedef struct {
+	char super[16];
+	opal_process_name_t proc_name;
+} opal_proc_t;
+typedef struct {
+	opal_proc_t super;
+	void *proc_endpoints[2];
+} ompi_proc_t;
+typedef struct {
+	char pad[8];
+	int grp_proc_count;
+	int grp_my_rank;
+	ompi_proc_t **grp_proc_pointers;
+} ompi_group_t;
+typedef struct {
 	char pad[8];
 	uint32_t c_contextid;
 	int c_my_rank;
+	ompi_group_t *c_local_group;
 	void *c_topo;
 } ompi_communicator_t;
 typedef union {
@@ -70,7 +88,7 @@ static int self_lookup(void *ctx, const char *name, uint64_t *addr)
 	return 0;
 }
 
-static const struct mh_proc_ops self_ops = { self_read, self_lookup };
+static const struct mh_proc_ops self_ops = { self_read, self_lookup, NULL };
 
 static struct dt_index *self_types(void)
 {
@@ -231,5 +249,78 @@ Test(topo, module_without_its_data_gives_no_topology)
 	cr_expect_eq(topo_read(&self_ops, NULL, t, s, &s->ranks[0], NULL), 0);
 	cr_expect_eq(s->comms[c].topo, SNAP_TOPO_NONE);
 	snap_free(s);
+	dt_index_free(t);
+}
+
+/* Groups: Open MPI's jobid 0x12340001 (family 0x1234, local job 1), as a
+ * sentinel (proc.h) for a process not yet talked to. */
+#define JOBID 0x12340001u
+static uintptr_t sentinel(uint32_t jobid, uint32_t vpid)
+{
+	return 1 | (uintptr_t)(jobid & 0x7fff) << 1 |
+	       (uintptr_t)(jobid >> 16) << 16 | (uintptr_t)vpid << 32;
+}
+
+static ompi_proc_t procs[3];
+static ompi_proc_t *members[3];
+static ompi_group_t group;
+
+static void expose_group(int me)
+{
+	expose(me, 0, NULL);
+	comm.c_topo = NULL;
+	comm.c_local_group = &group;
+	group.grp_proc_count = 3;
+	group.grp_proc_pointers = members;
+	for (int i = 0; i < 3; i++) {
+		procs[i].super.proc_name.jobid = JOBID;
+		procs[i].super.proc_name.vpid = (uint32_t)(7 - 2 * i);
+		members[i] = &procs[i];
+	}
+}
+
+Test(topo, group_members_are_named_by_their_process_names)
+{
+	struct dt_index *t = self_types();
+	int g[3] = { -1, -1, -1 };
+
+	expose_group(1);
+	/* Member 2 not talked to yet: a sentinel, vpid 9. */
+	members[2] = (ompi_proc_t *)sentinel(JOBID, 9);
+	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 1, 3, g), 0);
+	cr_expect(g[0] == 7 && g[1] == 5 && g[2] == 9, "%d %d %d", g[0],
+		  g[1], g[2]);
+	dt_index_free(t);
+}
+
+Test(topo, group_with_a_member_of_another_job_is_not_guessed)
+{
+	struct dt_index *t = self_types();
+	int g[3];
+
+	expose_group(0);
+	members[1] = (ompi_proc_t *)sentinel(JOBID + 1, 0);
+	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 0, 3, g),
+		     -MD_E_FAULT);
+	expose_group(0);
+	procs[2].super.proc_name.jobid = 0x43210001u;
+	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 0, 3, g),
+		     -MD_E_FAULT);
+	dt_index_free(t);
+}
+
+Test(topo, group_is_that_of_the_communicator_with_the_id_rank_and_size)
+{
+	struct dt_index *t = self_types();
+	int g[3];
+
+	expose_group(2);
+	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 6, 2, 3, g),
+		     -MD_E_FAULT, "another context id");
+	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 1, 3, g),
+		     -MD_E_FAULT, "another local rank");
+	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 2, 4, g),
+		     -MD_E_FAULT, "another size");
+	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 2, 3, g), 0);
 	dt_index_free(t);
 }

@@ -26,6 +26,7 @@
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/topo/topo.h"
 #include "ompi/group/group.h"
+#include "ompi/proc/proc.h"
 #include "opal/datatype/opal_datatype.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "mpi.h"
@@ -48,6 +49,9 @@ struct md_typeprov_all {
 	mca_topo_base_comm_graph_2_2_0_t topo_graph;
 	mca_topo_base_comm_dist_graph_2_2_0_t topo_dist_graph;
 	ompi_group_t group;
+	ompi_proc_t proc;
+	opal_proc_t opal_proc;
+	opal_process_name_t process_name;
 	ompi_status_public_t status;
 	ompi_datatype_t datatype;
 	opal_datatype_t opal_datatype;
