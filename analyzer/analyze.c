@@ -122,14 +122,54 @@ const struct anl_ev *anl_edge_ev(const struct anl_result *r, int e)
 	return label >= 0 ? &r->ev[label] : NULL;
 }
 
+int anl_op_peer(const struct anl_result *r, const struct snap_op *op)
+{
+	const struct snap_comm *c = op->comm >= 0 && op->comm < r->s->ncomms ?
+		&r->s->comms[op->comm] : NULL;
+
+	if (op->peer_global >= 0)
+		return op->peer_global;
+	if (c && c->group && op->peer_local >= 0 && op->peer_local < c->size)
+		return c->group[op->peer_local];
+	return -1;
+}
+
 char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c)
 {
 	const struct anl_vnode *v = &r->v[c->vnode];
 
+	/* Without the internal requests, a collective still moving data
+	 * inside looks the same in every look: say both readings. */
 	return xasprintf("%scollective %s on %s does not complete: its "
-			 "members disagree",
+			 "members disagree%s",
 			 v->kind == ANL_V_NEIGHBOR ? "neighbour " : "",
-			 v->call, anl_comm_name(r, v->comm));
+			 v->call, anl_comm_name(r, v->comm),
+			 v->evidence ? "" : ", or it still moves data that "
+			 "only its internal requests (not read) would show "
+			 "[inferred]");
+}
+
+/* Whether an explained part rests on an inferred edge. */
+static bool part_inferred(const struct anl_result *r,
+			  const struct anl_cycle *c)
+{
+	for (int i = 0; i < c->nedges; i++) {
+		const struct anl_ev *ev = anl_edge_ev(r, c->edges[i]);
+
+		if (ev && ev->inferred)
+			return true;
+	}
+	return false;
+}
+
+/* " [inferred]" when every explained part rests on an inferred edge:
+ * the verdict is then a reading of what could not be seen. */
+static const char *verdict_inferred(const struct anl_result *r)
+{
+	for (int i = 0; i < r->ncycles; i++)
+		if (!part_inferred(r, &r->cycles[i]))
+			return "";
+	return r->ncycles ? " [inferred]" : "";
 }
 
 /* The communicator an explained part runs through (its first edge). */
@@ -177,10 +217,13 @@ static char *deadlock_summary(const struct anl_result *r)
 			 r->nranks, r->ndead == 1 ? "is" : "are",
 			 part_phrase(r),
 			 cycle_comm(r, &r->cycles[0]));
-	if (!r->nbehind)
-		return head;
-	text = xasprintf("%s; %d more %s behind it", head, r->nbehind,
-			 r->nbehind == 1 ? "waits" : "wait");
+	if (!r->nbehind) {
+		text = xasprintf("%s%s", head, verdict_inferred(r));
+		free(head);
+		return text;
+	}
+	text = xasprintf("%s; %d more %s behind it%s", head, r->nbehind,
+			 r->nbehind == 1 ? "waits" : "wait", verdict_inferred(r));
 	free(head);
 	return text;
 }

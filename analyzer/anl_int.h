@@ -132,6 +132,9 @@ void anl_decide(struct anl_result *r);
 bool anl_op_probe(const struct snap_op *op);
 /* Whether op is an internal request of a collective (negative tag). */
 bool anl_op_internal(const struct snap_op *op);
+/* The global rank an operation's peer is (its communicator's group
+ * maps a local rank), -1 for any or unknown. */
+int anl_op_peer(const struct anl_result *r, const struct snap_op *op);
 /* The reason a stuck collective gives, "collective MPI_Reduce on
  * MPI_COMM_WORLD does not complete: its members disagree" (malloc'ed). */
 char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c);

@@ -1,8 +1,21 @@
-/* report_dot.c - the deadlocked part as a Graphviz graph. */
+/*
+ * report_dot.c - the deadlocked part as a Graphviz graph: ranks, the
+ * waits between them, and each stuck collective as a node of its own
+ * that its members are in, with its reason and the internal requests
+ * (what the text report says of it).  Dotted edges are inferred, dashed
+ * ones alternatives (OR).
+ */
 #include <stdlib.h>
 
 #include "anl_int.h"
 #include "md.h"
+
+/* Text inside a double-quoted DOT string. */
+static void put_escaped(const char *text, FILE *out)
+{
+	for (const char *p = text; *p; p++)
+		fprintf(out, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+}
 
 static void put_node(const struct anl_result *r, int i, FILE *out)
 {
@@ -11,8 +24,7 @@ static void put_node(const struct anl_result *r, int i, FILE *out)
 		", style=filled, fillcolor=grey85, fontcolor=grey40" : "";
 
 	fprintf(out, "  r%d [label=\"rank %d\\n", i, i);
-	for (const char *p = site; *p; p++)
-		fprintf(out, "%s%c", *p == '"' || *p == '\\' ? "\\" : "", *p);
+	put_escaped(site, out);
 	fprintf(out, "\"%s];\n", style);
 	free(site);
 }
@@ -60,6 +72,51 @@ static void put_edges(const struct anl_result *r, int v, FILE *out)
 	}
 }
 
+/* The internal requests of a stuck collective's member rank: to the
+ * member it waits for, or to the collective for any rank. */
+static void put_internal(const struct anl_result *r, int rank, int node,
+			 FILE *out)
+{
+	const struct snap_rank *sr = &r->s->ranks[rank];
+
+	for (int k = 0; k < sr->nops; k++) {
+		const struct snap_op *op = &sr->ops[k];
+		int peer = anl_op_peer(r, op);
+
+		if (!anl_op_internal(op) || op->status == SNAP_ST_COMPLETE)
+			continue;
+		if (peer >= 0 && peer < r->nranks)
+			fprintf(out, "  r%d -> r%d", rank, peer);
+		else
+			fprintf(out, "  r%d -> c%d", rank, node);
+		fprintf(out, " [label=\"internal %s%s, tag %d\"];\n",
+			op->kind == SNAP_OP_SEND ? "send" : "receive",
+			peer >= 0 && peer < r->nranks ? "" : " from any rank",
+			op->tag);
+	}
+}
+
+/* Stuck collective i + 1 (as numbered in the text report): a node with
+ * the reason, its members in it, their internal requests. */
+static void put_stuck(const struct anl_result *r, int i, FILE *out)
+{
+	const struct anl_cycle *c = &r->cycles[i];
+	const struct anl_vnode *v = &r->v[c->vnode];
+	char *reason = anl_stuck_reason(r, c);
+
+	fprintf(out, "  c%d [shape=ellipse, label=\"stuck collective %d\\n",
+		i + 1, i + 1);
+	put_escaped(reason, out);
+	fputs("\"];\n", out);
+	free(reason);
+	for (int k = 0; k < c->nranks; k++)
+		fprintf(out, "  r%d -> c%d [label=\"in %s\"%s];\n",
+			c->ranks[k], i + 1, v->call,
+			v->evidence && !v->inferred ? "" : ", style=dotted");
+	for (int k = 0; k < c->nranks; k++)
+		put_internal(r, c->ranks[k], i + 1, out);
+}
+
 void anl_report_dot(const struct anl_result *r, FILE *out)
 {
 	fputs("digraph deadlock {\n  node [shape=box];\n", out);
@@ -69,5 +126,8 @@ void anl_report_dot(const struct anl_result *r, FILE *out)
 	for (int i = 0; i < r->nranks; i++)
 		if (shown(r, i) && r->ranks[i].state == WFG_BLOCKED)
 			put_edges(r, i, out);
+	for (int i = 0; i < r->ncycles; i++)
+		if (r->cycles[i].kind == ANL_CK_STUCK)
+			put_stuck(r, i, out);
 	fputs("}\n", out);
 }

@@ -200,19 +200,6 @@ static void put_chain(const struct anl_result *r, const struct anl_cycle *c,
 	}
 }
 
-/* The global rank an internal request of rank waits on, -1 for any. */
-static int op_peer(const struct anl_result *r, const struct snap_op *op)
-{
-	const struct snap_comm *c = op->comm >= 0 && op->comm < r->s->ncomms ?
-		&r->s->comms[op->comm] : NULL;
-
-	if (op->peer_global >= 0)
-		return op->peer_global;
-	if (c && c->group && op->peer_local >= 0 && op->peer_local < c->size)
-		return c->group[op->peer_local];
-	return -1;
-}
-
 /* A stuck collective: its reason, then what each member's internal
  * requests wait for (ob1's queues), or why nothing more can be said. */
 static void put_stuck(const struct anl_result *r, const struct anl_cycle *c,
@@ -233,7 +220,7 @@ static void put_stuck(const struct anl_result *r, const struct anl_cycle *c,
 					     op->kind == SNAP_OP_SEND ?
 						     ANL_EK_SEND : ANL_EK_RECV,
 					     false, op->peer_local < 0 };
-			int peer = op_peer(r, op);
+			int peer = anl_op_peer(r, op);
 
 			if (!anl_op_internal(op) || op->status == SNAP_ST_COMPLETE)
 				continue;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collect_int.h"
+#include "looks.h"
 #include "md.h"
 #include "proctable.h"
 
@@ -244,46 +245,39 @@ static void detach_all(struct col *c)
 	c->st.detach_ns += md_now_ns() - t0;
 }
 
-/* Did anything that tells MPI progress change between two looks? */
-static bool same_op(const struct snap_op *a, const struct snap_op *b)
-{
-	return a->kind == b->kind && a->status == b->status &&
-	       a->comm == b->comm && a->peer_local == b->peer_local &&
-	       a->tag == b->tag && a->length == b->length &&
-	       a->request == b->request && a->sequence == b->sequence &&
-	       a->actual_length == b->actual_length;
-}
-
-static bool same_state(const struct snap_rank *a, const struct snap_rank *b)
-{
-	int i;
-
-	if (a->mpi_call != b->mpi_call || a->call_file != b->call_file ||
-	    a->call_line != b->call_line || a->nops != b->nops)
-		return false;
-	for (i = 0; i < a->nops; i++)
-		if (!same_op(&a->ops[i], &b->ops[i]))
-			return false;
-	return true;
-}
-
-/* Keep the newest look of rank i in the snapshot, judging progress. */
+/* Keep the newest look of rank i in the snapshot, judging progress.  A
+ * polling loop caught between two calls of its polling call keeps the
+ * look in the call: the report shows where it polls. */
 static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 {
 	struct snap_rank *r = &c->s->ranks[i];
+	enum lk_same same = look ? lk_compare(r, fresh) : LK_CHANGED;
+	enum snap_progress p;
 
+	if (look == 0)
+		p = SNAP_PROGRESS_UNKNOWN;
+	else if (same != LK_CHANGED && r->progress != SNAP_PROGRESS_CHANGED)
+		p = SNAP_PROGRESS_STABLE;
+	else
+		p = SNAP_PROGRESS_CHANGED;
+	if (same == LK_POLL_KEEP || same == LK_POLL_NEW)
+		note_once(c->s, "a rank found outside MPI in one look, in the "
+			  "loop that calls its polling call (MPI_Test, "
+			  "MPI_Iprobe) in another, with the same pending "
+			  "requests, is taken as polling (its call shown "
+			  "from the look in the call)");
+	if (same == LK_POLL_KEEP) {
+		snap_rank_free_data(fresh);
+		r->progress = p;
+		return;
+	}
 	fresh->rank = r->rank;
 	fresh->pid = r->pid;
 	fresh->host = r->host;
 	fresh->exe = r->exe;
 	fresh->collected_on = c->s->host;
 	fresh->state = SNAP_RANK_COLLECTED;
-	if (look == 0)
-		fresh->progress = SNAP_PROGRESS_UNKNOWN;
-	else if (same_state(r, fresh) && r->progress != SNAP_PROGRESS_CHANGED)
-		fresh->progress = SNAP_PROGRESS_STABLE;
-	else
-		fresh->progress = SNAP_PROGRESS_CHANGED;
+	fresh->progress = p;
 	snap_rank_free_data(r);
 	*r = *fresh;
 }

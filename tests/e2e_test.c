@@ -493,15 +493,6 @@ static void run_sample(const char *setup, const char *name)
 	const char *bin = md_bin();
 	char *prog, *snap, *rep_path, pid[16];
 	json_object *rep;
-
-	/* Flaky (issue 8 stays open on it): a spinning rank caught between
-	 * two MPI_Test calls in one look counts as going on.  Listed in
-	 * tests/expected-skips, so the skip is visible in every run. */
-	if (!strcmp(name, "spindeadlock")) {
-		mf_free(m);
-		cr_skip_test("spindeadlock: spin-wait detection is flaky (see "
-			     "tests/expected-skips)");
-	}
 	int ret, code;
 	bool hydra = !strcmp(setup, "mpich");
 	const char *notfor;

@@ -57,6 +57,7 @@ static void compare(const struct snap *s, const struct anl_opts *o,
 
 static const struct anl_opts text = { .format = ANL_FORMAT_TEXT };
 static const struct anl_opts json = { .format = ANL_FORMAT_JSON };
+static const struct anl_opts dot = { .format = ANL_FORMAT_DOT };
 
 Test(report, ring_of_three_text_names_every_edge)
 {
@@ -149,7 +150,6 @@ Test(report, no_deadlock_summary_counts_computing_and_waiting)
 Test(report, dot_shows_the_deadlocked_part)
 {
 	struct snap *s = sb_ring(3);
-	struct anl_opts dot = { .format = ANL_FORMAT_DOT };
 
 	compare(s, &dot, "ring3.dot");
 	snap_free(s);
@@ -188,6 +188,30 @@ Test(report, stuck_collective_names_the_reason_and_internal_requests)
 	sb_ob1_op(s, 1, SNAP_OP_RECV, 0, 0, -21, false);
 	compare(s, &text, "stuck_reduce.txt");
 	compare(s, &json, "stuck_reduce.json");
+	snap_free(s);
+}
+
+/* The DOT graph says what the text says: the collective as a node with
+ * its reason, the members in it, each internal receive to its peer. */
+Test(report, dot_shows_stuck_collective_with_reason_and_internal_requests)
+{
+	struct snap *s = sb_new(2);
+
+	sb_call(s, 0, "MPI_Reduce", "root.c", 12);
+	sb_call(s, 1, "MPI_Reduce", "root.c", 14);
+	sb_ob1_op(s, 0, SNAP_OP_RECV, 0, 1, -21, false);
+	sb_ob1_op(s, 1, SNAP_OP_RECV, 0, 0, -21, false);
+	compare(s, &dot, "stuck_reduce.dot");
+	snap_free(s);
+}
+
+Test(report, dot_marks_stuck_collective_without_ob1_inferred)
+{
+	struct snap *s = sb_new(3);
+
+	for (int i = 0; i < 3; i++)
+		sb_call(s, i, "MPI_Gather", "cnt.c", 20);
+	compare(s, &dot, "stuck_noev.dot");
 	snap_free(s);
 }
 

@@ -1,0 +1,113 @@
+/*
+ * looks.c - did a rank's MPI state change between two looks (the
+ * collector calls a rank whose state did not change "stable": it may be
+ * blocked).
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "looks.h"
+#include "mpicall.h"
+
+static bool same_op(const struct snap_op *a, const struct snap_op *b)
+{
+	return a->kind == b->kind && a->status == b->status &&
+	       a->comm == b->comm && a->peer_local == b->peer_local &&
+	       a->tag == b->tag && a->length == b->length &&
+	       a->request == b->request && a->sequence == b->sequence &&
+	       a->actual_length == b->actual_length;
+}
+
+static bool same_ops(const struct snap_rank *a, const struct snap_rank *b)
+{
+	if (a->nops != b->nops)
+		return false;
+	for (int i = 0; i < a->nops; i++)
+		if (!same_op(&a->ops[i], &b->ops[i]))
+			return false;
+	return true;
+}
+
+/* The newest collective call libmdtrack.so recorded in the rank (its
+ * stamps count every collective the rank calls), 0 if none. */
+static uint64_t last_coll(const struct snap_rank *r)
+{
+	uint64_t last = 0;
+
+	for (int i = 0; i < r->ntrack; i++)
+		if (r->track[i].kind == SNAP_TRACK_COLL &&
+		    r->track[i].seq > last)
+			last = r->track[i].seq;
+	return last;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The thread of r in its polling call with a user frame; NULL if r is
+ * not in a polling call. */
+static const struct snap_thread *poll_thread(const struct snap_rank *r)
+{
+	if (md_call_class(r->mpi_call) != MD_CALL_POLL)
+		return NULL;
+	for (int t = 0; t < r->nthreads; t++) {
+		const struct snap_thread *th = &r->threads[t];
+
+		if (!th->progress_thread && same_str(th->mpi_call, r->mpi_call) &&
+		    th->user_frame >= 0 && th->user_frame < th->nframes &&
+		    th->frames[th->user_frame].func)
+			return th;
+	}
+	return NULL;
+}
+
+/* Does thread th have the frame f of the polling thread p (the same
+ * function, called from the same return addresses all the way out)? */
+static bool has_frame(const struct snap_thread *th,
+		      const struct snap_thread *p, int f)
+{
+	int outer = p->nframes - f, j = th->nframes - outer;
+
+	if (j < 0 || !same_str(th->frames[j].func, p->frames[f].func) ||
+	    !same_str(th->frames[j].object, p->frames[f].object))
+		return false;
+	for (int k = 1; k < outer; k++)
+		if (th->frames[j + k].pc != p->frames[f + k].pc)
+			return false;
+	return true;
+}
+
+/* Is out (a look outside MPI) in the polling loop of in? */
+static bool in_loop(const struct snap_rank *in, const struct snap_rank *out)
+{
+	const struct snap_thread *p = poll_thread(in);
+
+	if (!p || out->mpi_call)
+		return false;
+	for (int t = 0; t < out->nthreads; t++)
+		if (!out->threads[t].progress_thread &&
+		    has_frame(&out->threads[t], p, p->user_frame))
+			return true;
+	return false;
+}
+
+enum lk_same lk_compare(const struct snap_rank *old,
+			const struct snap_rank *cur)
+{
+	/* A rank that called another collective between the looks moved,
+	 * though a long collective repeated at one site shows the same
+	 * call, site and (without ob1's queues) no operation each time. */
+	if (!same_ops(old, cur) || last_coll(old) != last_coll(cur))
+		return LK_CHANGED;
+	if (same_str(old->mpi_call, cur->mpi_call) &&
+	    same_str(old->call_file, cur->call_file) &&
+	    old->call_line == cur->call_line)
+		return LK_SAME;
+	if (in_loop(old, cur))
+		return LK_POLL_KEEP;
+	if (in_loop(cur, old))
+		return LK_POLL_NEW;
+	return LK_CHANGED;
+}

@@ -1,0 +1,40 @@
+/*
+ * looks.h - did a rank's MPI state change between two looks?  Pure
+ * functions over two snapshot records of one rank (interned in one
+ * snapshot), used by the collector to judge progress.
+ */
+#ifndef MD_LOOKS_H
+#define MD_LOOKS_H
+
+#include "snap.h"
+
+enum lk_same {
+	LK_CHANGED,		/* it moved between the looks */
+	LK_SAME,		/* the same call, site and operations */
+	/*
+	 * A polling loop (MPI_Test, MPI_Iprobe, ... in a loop) that did not
+	 * move: the same pending operations, one look in the polling call
+	 * and the other caught outside MPI with the loop's frame still on
+	 * its stack (between two calls of it).  LK_POLL_KEEP: the older
+	 * look is the one in the call; LK_POLL_NEW: the newer one.
+	 */
+	LK_POLL_KEEP,
+	LK_POLL_NEW,
+};
+
+/*
+ * Compare the look kept so far of a rank (old) with a newer one (cur).
+ * A rank whose pending operations, or (with libmdtrack.so) whose count
+ * of collective calls, differ has moved.
+ * A look outside MPI
+ * stands in the polling loop when one of its threads has the frame of
+ * the user function that called the polling call (the same function,
+ * called from the same return addresses all the way out) and the
+ * pending operations are the same: a spinning rank is stopped between
+ * two calls now and then, and a rank that computes between its tests
+ * shows the same (whether its peer goes on decides the verdict).
+ */
+enum lk_same lk_compare(const struct snap_rank *old,
+			const struct snap_rank *cur);
+
+#endif /* MD_LOOKS_H */

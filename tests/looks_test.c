@@ -1,0 +1,193 @@
+/*
+ * looks_test.c - lk_compare over two looks of one rank, built by hand:
+ * a spin loop caught between two MPI_Test calls, a loop that computes
+ * between its tests, a rank that left the loop, requests that moved.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+
+#include "../collector/looks.h"
+
+#define OUTER 3
+
+/* A rank with one application thread: innermost frames inner[], then
+ * the user function at pc fpc, then OUTER frames out to _start at the
+ * same return addresses (base + k) in every look.  call: the MPI call
+ * (its frame is inner[0]) or NULL. */
+static void look(struct snap_rank *r, const char *call, const char *const *inner,
+		 int ninner, const char *user, uint64_t fpc, uint64_t base)
+{
+	static const char *const outer[OUTER] = { "__libc_start_call_main",
+						  "__libc_start_main", "_start" };
+	struct snap_thread *th = calloc(1, sizeof(*th));
+	int n = ninner + 1 + OUTER;
+
+	th->nframes = n;
+	th->frames = calloc((size_t)n, sizeof(*th->frames));
+	for (int i = 0; i < ninner; i++) {
+		th->frames[i].func = inner[i];
+		th->frames[i].pc = 0x7f0000001000 + (uint64_t)i * 0x40;
+	}
+	th->frames[ninner] = (struct snap_frame){ fpc, user, "/job/a.out",
+						  "spin.c", 17 };
+	for (int k = 0; k < OUTER; k++)
+		th->frames[ninner + 1 + k] = (struct snap_frame){
+			base + (uint64_t)k, outer[k], "/lib/libc.so.6", NULL, 0 };
+	th->mpi_call = call;
+	th->mpi_frame = call ? 0 : -1;
+	th->user_frame = call ? ninner : 0;
+	r->nthreads = 1;
+	r->threads = th;
+	r->mpi_call = call;
+	r->call_func = user;
+	r->call_file = "spin.c";
+	r->call_line = call ? 17 : 16;
+}
+
+static void one_recv(struct snap_rank *r, uint64_t seq)
+{
+	r->nops = 1;
+	r->ops = calloc(1, sizeof(*r->ops));
+	r->ops[0] = (struct snap_op){ .kind = SNAP_OP_RECV, .peer_local = 1,
+				      .peer_global = 1, .tag = 2, .length = 4,
+				      .request = 0x5000, .sequence = seq };
+}
+
+static const char *const in_test[] = { "PMPI_Test" };
+static const char *const in_spin[] = { "compute_step" };
+
+Test(looks, spin_loop_caught_between_two_tests_is_polling)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, NULL, NULL, 0, "main", 0x401220, 0x7f00000a000);
+	one_recv(&b, 7);
+	cr_expect_eq(lk_compare(&a, &b), LK_POLL_KEEP);
+	cr_expect_eq(lk_compare(&b, &a), LK_POLL_NEW);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+Test(looks, loop_that_computes_between_tests_is_polling)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, NULL, in_spin, 1, "main", 0x401228, 0x7f00000a000);
+	one_recv(&b, 7);
+	cr_expect_eq(lk_compare(&a, &b), LK_POLL_KEEP);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+Test(looks, same_test_at_same_site_is_same)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&b, 7);
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+Test(looks, new_request_between_looks_is_changed)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, NULL, NULL, 0, "main", 0x401220, 0x7f00000a000);
+	one_recv(&b, 8);
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+Test(looks, other_invocation_of_the_function_is_changed)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	/* The same function called from elsewhere: other return addresses
+	 * on the way out. */
+	look(&a, "MPI_Test", in_test, 1, "poll_once", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, NULL, NULL, 0, "poll_once", 0x401220, 0x7f00000b000);
+	one_recv(&b, 7);
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+Test(looks, other_function_outside_mpi_is_changed)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, NULL, NULL, 0, "solver", 0x401600, 0x7f00000a000);
+	one_recv(&b, 7);
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+Test(looks, blocking_call_then_outside_mpi_is_changed)
+{
+	static const char *const in_wait[] = { "PMPI_Wait" };
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	/* Only a polling call returns to its loop: a rank that left
+	 * MPI_Wait has moved. */
+	look(&a, "MPI_Wait", in_wait, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, NULL, NULL, 0, "main", 0x401220, 0x7f00000a000);
+	one_recv(&b, 7);
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+Test(looks, another_mpi_call_between_tests_is_changed)
+{
+	static const char *const in_send[] = { "PMPI_Send" };
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	look(&b, "MPI_Send", in_send, 1, "main", 0x401240, 0x7f00000a000);
+	one_recv(&b, 7);
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+/* libmdtrack.so stamps every collective call: a long collective repeated
+ * at one site (the same call, site and, without ob1, no operation) that
+ * was called again between the looks has moved. */
+Test(looks, collective_called_again_between_looks_is_changed)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+	static const char *const in_ar[] = { "PMPI_Allreduce" };
+
+	look(&a, "MPI_Allreduce", in_ar, 1, "main", 0x401234, 0x7f00000a000);
+	look(&b, "MPI_Allreduce", in_ar, 1, "main", 0x401234, 0x7f00000a000);
+	a.ntrack = b.ntrack = 1;
+	a.track = calloc(1, sizeof(*a.track));
+	b.track = calloc(1, sizeof(*b.track));
+	a.track[0] = (struct snap_track_rec){ .kind = SNAP_TRACK_COLL,
+					      .call = "MPI_Allreduce", .seq = 41,
+					      .ncalls = 41 };
+	b.track[0] = a.track[0];
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	b.track[0].seq = 57;
+	b.track[0].ncalls = 57;
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
