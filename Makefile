@@ -86,7 +86,8 @@ $(BIN): $(MAIN_OBJ) $(LIBMD)
 $(BUILD)/gensnap: $(BUILD)/tools/gensnap.o $(LIBMD)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBMD) $(LDLIBS)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedll_v9.so
+$(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedll_v9.so \
+		$(BUILD)/tests/fakempich.so $(BUILD)/tests/fakempich_notype.so
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs criterion)
 
 # A fake message-queue DLL for the host's unit tests (and one of a wrong
@@ -97,6 +98,14 @@ $(BUILD)/tests/fakedll.so: tests/fakedll/fakedll.c include/mqd.h
 $(BUILD)/tests/fakedll_v9.so: tests/fakedll/fakedll.c include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -DFAKE_COMPAT=9 -o $@ $<
+# One that behaves like MPICH's libtvmpich.so (doc/mpich.md), and the
+# same asking for a type the tests do not have.
+$(BUILD)/tests/fakempich.so: tests/fakedll/fakempich.c include/mqd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -o $@ $<
+$(BUILD)/tests/fakempich_notype.so: tests/fakedll/fakempich.c include/mqd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -DFAKE_MISSING_TYPE='"MPIR_Nothing"' -o $@ $<
 
 $(BUILD)/tests/%.o: CFLAGS += $(shell pkg-config --cflags criterion) -Itests
 

@@ -58,6 +58,8 @@ static void dump_header(const struct snap *s, FILE *out)
 		or_unknown(s->tool));
 	fprintf(out, "starter: %s (pid %d)\n", or_unknown(s->starter),
 		s->starter_pid);
+	if (s->impl)
+		fprintf(out, "implementation: %s\n", s->impl);
 	fprintf(out, "MPI: %s\nDLL: %s\ntypes: %s\n", or_unknown(s->mpi),
 		or_unknown(s->dll), or_unknown(s->types));
 	fprintf(out, "looks: %d, %d ms apart\n", s->looks, s->interval_ms);

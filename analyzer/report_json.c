@@ -81,14 +81,15 @@ static void op_fields(jg g, const struct snap_op *op)
 {
 	num_or_null(g, "tag", op && !op->any_tag, op ? op->tag : 0);
 	boolean(g, "any_tag", op && op->any_tag);
-	if (op)
+	/* MPICH's DLL gives counts, not bytes: bytes is null then. */
+	if (op && (op->length || !op->count || op->datatype))
 		u64(g, "bytes", op->length);
 	else
 		str(g, "bytes", NULL);
-	if (op && op->datatype) {
+	if (op && op->datatype)
 		str(g, "datatype", op->datatype);
+	if (op && (op->datatype || op->count))
 		u64(g, "count", op->count);
-	}
 	key(g, "extra");
 	yajl_gen_array_open(g);
 	for (int i = 0; op && i < op->nextra && i < 5; i++)

@@ -88,7 +88,11 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 			fprintf(out, ", tag %d", op->tag);
 		fputs(", ", out);
 		put_comm(r, ev->comm, out);
-		if (op && !anl_op_probe(op))
+		if (op && !anl_op_probe(op) && !op->length && op->count &&
+		    !op->datatype)
+			fprintf(out, ", %llu elements",
+				(unsigned long long)op->count);
+		else if (op && !anl_op_probe(op))
 			fprintf(out, ", %llu bytes",
 				(unsigned long long)op->length);
 		if (op && op->datatype)
@@ -412,9 +416,13 @@ static void put_source(const struct anl_result *r, FILE *out)
 {
 	const struct snap *s = r->s;
 
-	if (!s->dll && !s->types)
+	if (!s->dll && !s->types && !s->impl)
 		return;
 	fputs("\nsource:\n", out);
+	if (s->impl)
+		fprintf(out, "  MPI implementation: %s%s%s%s\n", s->impl,
+			s->mpi ? " (" : "", s->mpi ? s->mpi : "",
+			s->mpi ? ")" : "");
 	if (s->dll)
 		fprintf(out, "  message queues: %s\n", s->dll);
 	if (s->types)

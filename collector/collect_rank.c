@@ -80,7 +80,9 @@ static const char *libmpi_of(const struct es_view *v)
 		const char *base = strrchr(p, '/');
 
 		base = base ? base + 1 : p;
-		if (!strncmp(base, "libmpi.so", 9))
+		/* Debian's MPICH is libmpich.so.12. */
+		if (!strncmp(base, "libmpi.so", 9) ||
+		    !strncmp(base, "libmpich.so", 11))
 			return p;
 	}
 	return NULL;
@@ -118,6 +120,8 @@ static struct col_dll *dll_get(struct col *c, const char *path)
 	if (mh_dll_load(path, c->o->dll != NULL, NULL, &d->dll) == 0) {
 		c->s->dll = snap_str(c->s, path);
 		c->s->mpi = snap_str(c->s, mh_dll_version(d->dll));
+		c->s->impl = snap_str(c->s,
+				      mh_impl_name(mh_dll_impl(d->dll)));
 	}
 	return d;
 }
@@ -149,6 +153,21 @@ static struct col_image *image_get(struct col_rank *cr, struct col_dll *d,
 	return im;
 }
 
+/* Without a DLL, the implementation from the MPI library's file name:
+ * MPICH's ABI is libmpi.so.12 (Debian links libmpich.so.12 to it), Open
+ * MPI 4's libmpi.so.40. */
+static enum mh_impl impl_of_libmpi(const char *libmpi)
+{
+	const char *base = strrchr(libmpi, '/');
+
+	base = base ? base + 1 : libmpi;
+	if (!strncmp(base, "libmpich", 8) || !strncmp(base, "libmpi.so.12", 12))
+		return MH_IMPL_MPICH;
+	if (!strncmp(base, "libmpi.so.40", 12))
+		return MH_IMPL_OMPI;
+	return MH_IMPL_UNKNOWN;
+}
+
 static void no_queues(struct col *c, struct snap_rank *r, const char *why)
 {
 	r->queues = SNAP_QUEUES_NONE;
@@ -170,6 +189,27 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 	}
 	path = dll_path_of(cr);
 	if (!path) {
+		enum mh_impl impl = impl_of_libmpi(libmpi);
+
+		if (!c->s->impl)
+			c->s->impl = snap_str(c->s, mh_impl_name(impl));
+		if (impl == MH_IMPL_MPICH) {
+			/* Debian's MPICH: configured without --enable-debuginfo,
+			 * no DLL and no MPIR_dll_name. */
+			if (!c->dll_reported)
+				md_error("rank %d (pid %d): this MPICH (%s) was "
+					 "built without --enable-debuginfo and has "
+					 "no message-queue DLL: the report comes "
+					 "from stacks alone (for the queues, use an "
+					 "MPICH configured with --enable-debuginfo, "
+					 "e.g. scripts/build-mpich.sh)", cr->rank,
+					 tgt_pid(cr->t), libmpi);
+			c->dll_reported = true;
+			no_queues(c, r, "MPICH built without --enable-debuginfo "
+				  "has no message-queue DLL (use one configured "
+				  "with --enable-debuginfo)");
+			return 0;
+		}
 		if (!c->dll_reported)
 			md_error("rank %d (pid %d) names no message-queue DLL "
 				 "in MPIR_dll_name: give one with --dll",

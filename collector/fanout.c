@@ -583,6 +583,7 @@ static void merge_meta(struct fan *f, struct snap *m)
 			src = f->c[i].part;
 	m->dll = snap_str(m, src->dll);
 	m->mpi = snap_str(m, src->mpi);
+	m->impl = snap_str(m, src->impl);
 	m->types = snap_str(m, src->types);
 	for (int i = 0; i < f->s->nnotes; i++)
 		snap_note(m, "%s", f->s->notes[i]);

@@ -22,6 +22,7 @@
 
 #include "md.h"
 #include "mqd.h"
+#include "mqd_mpich.h"
 
 struct mh_entry {
 	mqd_setup_basic_callbacks_fn setup_basic_callbacks;
@@ -72,11 +73,18 @@ struct mh_image {
 	/* Open MPI request fields the host reads itself, -1 if unknown. */
 	int req_complete_off;
 	int req_sequence_off;
+	/* Lookups the DLL made that failed, while it set up the image. */
+	int missing_types;
+	char *first_missing;
+	/* MPICH: what the host reads of its communicators itself. */
+	bool mpich_ok;
+	struct mm_layout mpich;
 };
 
 struct mh_dll {
 	char *path;
 	char *version;
+	enum mh_impl impl;
 	void *handle;
 	struct mh_entry e;
 	struct mh_process *current;	/* the process being read */
@@ -147,14 +155,20 @@ static const struct mqd_basic_callbacks mh_basic = {
 static void cb_get_type_sizes(mqd_process *process,
 			      struct mqd_target_type_sizes *ts)
 {
-	/* Open MPI's struct has seven fields (MPICH's five): the target is
-	 * this machine's own ABI, LP64. */
-	(void)process;
+	struct mh_process *p = (struct mh_process *)process;
+
+	/* The target is this machine's own ABI, LP64.  The published
+	 * struct (and MPICH's, inside its process info) has five ints;
+	 * Open MPI added bool and size_t.  Writing seven into MPICH's
+	 * overwrites the field after it: only Open MPI gets seven. */
 	ts->short_size = sizeof(short);
 	ts->int_size = sizeof(int);
 	ts->long_size = sizeof(long);
 	ts->long_long_size = sizeof(long long);
 	ts->pointer_size = sizeof(void *);
+	/* A NULL process names no DLL: five, the published struct. */
+	if (!p || p->img->dll->impl != MH_IMPL_OMPI)
+		return;
 	ts->bool_size = sizeof(_Bool);
 	ts->size_t_size = sizeof(size_t);
 }
@@ -200,6 +214,8 @@ static mqd_type *cb_find_type(mqd_image *image, char *name,
 			return (mqd_type *)t;
 	if (img->types->find(img->types_ctx, name, &type) < 0) {
 		md_info("DLL asked for type %s: not found", name);
+		if (!img->missing_types++)
+			img->first_missing = xstrdup(name);
 		return NULL;
 	}
 	t = xcalloc(1, sizeof(*t));
@@ -485,6 +501,7 @@ static int open_checked(const char *path, int fd, bool check,
 		goto fail;
 	v = dll->e.version_string();
 	dll->version = xstrdup(v ? v : "unknown");
+	dll->impl = mh_impl_guess(dll->version, path);
 	dll->e.setup_basic_callbacks(&mh_basic);
 	*out = dll;
 	return 0;
@@ -543,6 +560,29 @@ const char *mh_dll_path(const struct mh_dll *dll)
 	return dll->path;
 }
 
+enum mh_impl mh_dll_impl(const struct mh_dll *dll)
+{
+	return dll->impl;
+}
+
+enum mh_impl mh_impl_guess(const char *version, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strstr(version, "MPICH") || !strncmp(base, "libtvmpich", 10))
+		return MH_IMPL_MPICH;
+	if (strstr(version, "Open MPI") || !strncmp(base, "libompi_dbg_msgq", 16))
+		return MH_IMPL_OMPI;
+	return MH_IMPL_UNKNOWN;
+}
+
+const char *mh_impl_name(enum mh_impl impl)
+{
+	return impl == MH_IMPL_OMPI ? "Open MPI" :
+	       impl == MH_IMPL_MPICH ? "MPICH" : NULL;
+}
+
 static const char *dll_err(struct mh_dll *dll, int code)
 {
 	const char *s = dll->e.dll_error_string(code);
@@ -593,7 +633,20 @@ int mh_image_new(struct mh_dll *dll, const char *name,
 		mh_image_free(img);
 		return -MD_E_NOTYPES;
 	}
+	/* MPICH's mqs_image_has_queues answers ok whatever it found, and
+	 * then reads with offsets of -1. */
+	if (img->missing_types) {
+		md_error("message-queue DLL %s cannot read %s: the MPI library's "
+			 "types lack %s (%d type(s) missing; is it the library "
+			 "this DLL was built with, with its debug information?)",
+			 dll->path, name, img->first_missing, img->missing_types);
+		mh_image_free(img);
+		return -MD_E_NOTYPES;
+	}
 	find_request_fields(img);
+	if (dll->impl == MH_IMPL_MPICH)
+		img->mpich_ok = mm_layout_find(types, types_ctx,
+					       &img->mpich) == 0;
 	*out = img;
 	return 0;
 }
@@ -611,6 +664,7 @@ void mh_image_free(struct mh_image *img)
 		free(t->name);
 		free(t);
 	}
+	free(img->first_missing);
 	free(img->name);
 	free(img);
 }
@@ -675,6 +729,22 @@ static void correct_status(struct walk *w, struct snap_op *op)
 	}
 }
 
+/* A DLL that gives a peer only as a local rank (MPICH's: global ranks are
+ * always -1) is placed in MPI_COMM_WORLD through the group. */
+static void place_peers(const struct snap *s, int comm, struct snap_op *op)
+{
+	const struct snap_comm *c = &s->comms[comm];
+
+	if (!c->group)
+		return;
+	if (op->peer_global < 0 && op->peer_local >= 0 &&
+	    op->peer_local < c->size)
+		op->peer_global = c->group[op->peer_local];
+	if (op->actual_global < 0 && op->actual_local >= 0 &&
+	    op->actual_local < c->size)
+		op->actual_global = c->group[op->actual_local];
+}
+
 static void add_op(struct walk *w, int cls, int comm,
 		   const struct mqd_pending_operation *m)
 {
@@ -708,6 +778,15 @@ static void add_op(struct walk *w, int cls, int comm,
 	op->actual_global = s32(m->actual_global_rank);
 	op->actual_tag = s32(m->actual_tag);
 	op->actual_length = (uint64_t)m->actual_length;
+	place_peers(w->s, comm, op);
+	if (w->img->dll->impl == MH_IMPL_MPICH) {
+		/* MPICH's DLL gives the user's element count, not bytes, and
+		 * -1 for a length it does not know. */
+		op->count = op->length;
+		op->length = 0;
+		if ((int64_t)op->actual_length < 0)
+			op->actual_length = 0;
+	}
 	for (i = 0; i < 5; i++) {
 		size_t n = strnlen(m->extra_text[i], sizeof(m->extra_text[i]));
 		char line[65];
@@ -769,6 +848,25 @@ static bool group_valid(const int *group, int size, int nranks)
 	return true;
 }
 
+/* MPICH's unique_id is the MPIR_Comm's address, a different number in
+ * every rank: the communicator is named by its context id, and its group
+ * read beside the DLL, which gives none.  Returns the group or NULL. */
+static int *mpich_comm(struct walk *w, struct mqd_communicator *c)
+{
+	int *group = xcalloc((size_t)c->size, sizeof(int));
+	struct mh_process *p = w->p;
+	uint64_t id;
+	bool have;
+
+	if (mm_comm_read(&w->img->mpich, p->ops, p->ctx, c->unique_id,
+			 (int)c->size, &id, group, &have) == 0)
+		c->unique_id = id;
+	if (have && group_valid(group, (int)c->size, w->s->nranks))
+		return group;
+	free(group);
+	return NULL;
+}
+
 /* The group from the MPI library's own structures, where the caller can
  * read them (Open MPI's DLL fails across hosts, see topo.h). */
 static bool group_own(struct walk *w, const struct mqd_communicator *c,
@@ -797,7 +895,9 @@ static void walk_communicator(struct walk *w)
 	if (c.size <= 0 || c.size > (1 << 26))
 		return;
 	c.name[sizeof(c.name) - 1] = '\0';
-	if (e->get_comm_group) {
+	if (w->img->mpich_ok) {
+		group = mpich_comm(w, &c);
+	} else if (e->get_comm_group) {
 		group = xcalloc((size_t)c.size, sizeof(int));
 		if ((e->get_comm_group(proc, group) != MQD_OK ||
 		     !group_valid(group, (int)c.size, w->s->nranks)) &&

@@ -42,6 +42,23 @@ struct mh_proc_ops {
 struct mh_dll;
 struct mh_image;
 
+/* The MPI implementation a DLL belongs to: its callbacks differ (type
+ * sizes, what it leaves to the host; doc/mpich.md). */
+enum mh_impl {
+	MH_IMPL_UNKNOWN,
+	MH_IMPL_OMPI,
+	MH_IMPL_MPICH,
+};
+
+/*
+ * The implementation of a DLL from its version string ("MPICH message
+ * queue support for MPICH 4.0.2 ...", "Open MPI ...") and, failing that,
+ * its file name (libtvmpich.so, libompi_dbg_msgq.so).  Never NULL args.
+ */
+enum mh_impl mh_impl_guess(const char *version, const char *path);
+/* "Open MPI", "MPICH", or NULL for unknown. */
+const char *mh_impl_name(enum mh_impl impl);
+
 /*
  * Decide whether the DLL at path may be loaded into this process: a
  * regular file, owned by root or by us, writable by nobody else, in
@@ -75,13 +92,17 @@ int mh_dll_open(const char *path, struct mh_dll **out);
 void mh_dll_free(struct mh_dll *dll);
 const char *mh_dll_version(const struct mh_dll *dll);
 const char *mh_dll_path(const struct mh_dll *dll);
+enum mh_impl mh_dll_impl(const struct mh_dll *dll);
 
 /*
  * Set up an executable image with the DLL: mqs_setup_image and
  * mqs_image_has_queues.  The image's symbol questions are answered in
  * the process given here (the first process of the image).  Returns 0 and
  * *out, or -MD_E_NOTYPES / -MD_E_DLL after reporting with the DLL's
- * message.  The image borrows dll and types_ctx: free it before them.
+ * message.  A type the DLL asked for and did not get refuses the image
+ * even when the DLL says it has queues (MPICH's does, and then reads
+ * with offsets of -1).  The image borrows dll and types_ctx: free it
+ * before them.
  */
 int mh_image_new(struct mh_dll *dll, const char *name,
 		 const struct mh_types_ops *types, void *types_ctx,
@@ -97,7 +118,11 @@ void mh_image_free(struct mh_image *img);
  * and destroyed within the call, so every look starts fresh.  A process
  * for which the DLL has no queues gets SNAP_QUEUES_NONE and a reason,
  * and 0 is returned; a negative code only when reading failed
- * (-MD_E_GONE: the process went away).
+ * (-MD_E_GONE: the process went away).  A peer the DLL gives only as a
+ * local rank is placed in MPI_COMM_WORLD through the communicator's
+ * group.  With MPICH's DLL the communicator is named by its context id
+ * and its group read from the MPI library (mqd_mpich.h), and the
+ * lengths, element counts, go to snap_op.count (length stays 0).
  */
 int mh_collect(struct mh_image *img, const struct mh_proc_ops *proc,
 	       void *proc_ctx, int global_rank, struct snap *s,

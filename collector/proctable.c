@@ -276,7 +276,10 @@ static int walk_up(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 			*starter = cur;
 			return 0;
 		}
-		if (k == PT_STARTER_EARLY && strcmp(st.comm, "orted") != 0) {
+		/* A launcher's daemon may carry the launcher's MPIR code
+		 * with an empty table (Open MPI's orted, Hydra's proxy). */
+		if (k == PT_STARTER_EARLY && strcmp(st.comm, "orted") != 0 &&
+		    strcmp(st.comm, "hydra_pmi_proxy") != 0) {
 			report_not_ready(tgt_pid(cur), &h);
 			if (cur != t)
 				tgt_free(cur);

@@ -259,6 +259,7 @@ struct snap {
 	int starter_pid;
 	const char *starter;	/* the starter's executable */
 	const char *mpi;	/* the DLL's version string */
+	const char *impl;	/* "Open MPI", "MPICH"; NULL if unknown */
 	const char *dll;	/* path of the DLL used */
 	const char *types;	/* where the MPI library's types came from */
 	int looks;		/* looks taken (>= 1) */

@@ -23,6 +23,8 @@ fi
 
 mkdir -p "$cache/src-mpich"
 cd "$cache/src-mpich"
+# apt-get source needs a deb-src line for bookworm main (scripts/setup.sh
+# adds one); the download is kept here, so it happens once.
 if ! ls mpich_4.0.2.orig.tar.* >/dev/null 2>&1; then
 	if ! apt-get source --download-only mpich >apt-source.log 2>&1; then
 		echo "build-mpich: 'apt-get source mpich' failed (see $cache/src-mpich/apt-source.log);" \
@@ -39,7 +41,8 @@ fi
 cd pristine/mpich-4.0.2
 
 log=$cache/mpich-build.log
-echo "build-mpich: building MPICH 4.0.2 (ch3:nemesis, -g, debuginfo) into $prefix (about 10 minutes, log in $log)" >&2
+start=$(date +%s)
+echo "build-mpich: building MPICH 4.0.2 (ch3:nemesis, -g, debuginfo) into $prefix (about 10 minutes on 2 quiet cores, far longer on a loaded machine; log in $log)" >&2
 {
 	./configure --prefix="$prefix" --with-device=ch3:nemesis \
 		--enable-debuginfo --enable-g=dbg --disable-fortran \
@@ -52,4 +55,5 @@ echo "build-mpich: building MPICH 4.0.2 (ch3:nemesis, -g, debuginfo) into $prefi
 	exit 1
 }
 touch "$stamp"
+echo "build-mpich: built in $((($(date +%s) - start) / 60)) minutes" >&2
 echo "$prefix"

@@ -4,6 +4,8 @@
 #   BUILD_DIR/samples/debian/  Debian's mpicc (always)
 #   BUILD_DIR/samples/ompi-g/  the -g Open MPI of scripts/build-openmpi.sh,
 #                              once its .mpi-deadlock-built stamp exists
+#   BUILD_DIR/samples/mpich/   the -g MPICH of scripts/build-mpich.sh, the
+#                              same way
 # Incremental: a binary newer than its source and samples/sample.h is kept.
 set -eu
 
@@ -14,6 +16,7 @@ fi
 build=$1
 src=$(cd "$(dirname "$0")/.." && pwd)/samples
 ompig=${MD_OMPI_G:-/var/cache/mpi-deadlock/openmpi-4.1.4-g}
+mpichg=${MD_MPICH_G:-/var/cache/mpi-deadlock/mpich-4.0.2-g}
 
 # build_setup NAME MPICC
 build_setup() {
@@ -49,4 +52,10 @@ if [ -e "$ompig/.mpi-deadlock-built" ]; then
 	build_setup ompi-g "$ompig/bin/mpicc"
 else
 	echo "build-samples: $ompig not built yet (scripts/build-openmpi.sh): ompi-g samples skipped" >&2
+fi
+
+if [ -e "$mpichg/.mpi-deadlock-built" ]; then
+	build_setup mpich "$mpichg/bin/mpicc"
+else
+	echo "build-samples: $mpichg not built yet (scripts/build-mpich.sh): mpich samples skipped" >&2
 fi

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install what mpi-deadlock needs on Debian bookworm, then build the -g
-# Open MPI into the cache (once per machine).  Safe to run again: it
+# Open MPI and the -g MPICH into the cache (once per machine).  Safe to run again: it
 # installs only what is missing and reuses the cached build.
 #
 #   MPID_CACHE        cache folder (default /var/cache/mpi-deadlock)
 #   MD_SKIP_OMPI_G=1  do not build the -g Open MPI (the end-to-end tests
 #                     against it are then skipped, with the reason)
+#   MD_SKIP_MPICH=1   do not build the -g MPICH (scripts/build-mpich.sh;
+#                     the e2e_mpich suite is then skipped, with the reason)
 set -euo pipefail
 
 pkgs=(build-essential pkg-config ca-certificates openmpi-bin libopenmpi-dev
@@ -25,7 +27,7 @@ done
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
-# apt-get source openmpi needs a deb-src line for bookworm main.
+# apt-get source openmpi (and mpich) needs a deb-src line for bookworm main.
 src=/etc/apt/sources.list.d/mpi-deadlock-src.sources
 added_src=0
 if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
@@ -58,4 +60,7 @@ fi
 
 if [ "${MD_SKIP_OMPI_G:-0}" != 1 ]; then
 	"$(dirname "$0")/build-openmpi.sh" >/dev/null
+fi
+if [ "${MD_SKIP_MPICH:-0}" != 1 ]; then
+	"$(dirname "$0")/build-mpich.sh" >/dev/null
 fi

@@ -35,6 +35,7 @@ static int header_strings(struct snapread *r, const struct snapjs_node *o)
 	    snapjs_str(j, o, "host", &s->host) ||
 	    snapjs_str(j, o, "starter", &s->starter) ||
 	    snapjs_str(j, o, "mpi", &s->mpi) ||
+	    snapjs_str(j, o, "implementation", &s->impl) ||
 	    snapjs_str(j, o, "dll", &s->dll) ||
 	    snapjs_str(j, o, "types", &s->types))
 		return -MD_E_INPUT;

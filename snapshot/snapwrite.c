@@ -103,6 +103,7 @@ static void write_header(jgen g, const struct snap *s, FILE *f)
 	add_int(g, "starter_pid", s->starter_pid);
 	add_str(g, "starter", s->starter);
 	add_str(g, "mpi", s->mpi);
+	add_str(g, "implementation", s->impl);
 	add_str(g, "dll", s->dll);
 	add_str(g, "types", s->types);
 	add_int(g, "looks", s->looks);
@@ -248,10 +249,10 @@ static void write_op(jgen g, const struct snap_op *op)
 	if (op->source != SNAP_SRC_DLL)
 		add_str(g, "source", snap_source_name(op->source));
 	add_str(g, "type", op->req_type);
-	if (op->datatype) {
-		add_str(g, "datatype", op->datatype);
+	add_str(g, "datatype", op->datatype);
+	/* MPICH's DLL gives a count without its datatype. */
+	if (op->datatype || op->count)
 		add_u64(g, "count", op->count);
-	}
 	if (op->sequence)
 		add_u64(g, "seq", op->sequence);
 	if (op->nextra > 0) {

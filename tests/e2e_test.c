@@ -1,8 +1,9 @@
 /*
  * e2e_test.c - end-to-end: every sample of samples/manifest under real
  * mpirun, once per Open MPI setup (Debian's, and the -g build of
- * scripts/build-openmpi.sh), with `mpi-deadlock --attach` checked against
- * the manifest; and the collector's own faults (bad pid, not MPI, SIGINT,
+ * scripts/build-openmpi.sh), and under the -g MPICH of
+ * scripts/build-mpich.sh (Hydra's mpiexec, suite e2e_mpich), with
+ * `mpi-deadlock --attach` checked against the manifest; and the collector's own faults (bad pid, not MPI, SIGINT,
  * a rank killed during collection).
  *
  * Each test starts its job in its own process group with a parent-death
@@ -24,6 +25,7 @@
 #include "support/mpijob.h"
 
 #define OMPI_G "/var/cache/mpi-deadlock/openmpi-4.1.4-g"
+#define MPICH_G "/var/cache/mpi-deadlock/mpich-4.0.2-g"
 #define MARKER_TIMEOUT_MS 90000
 #define TOOL_TIMEOUT_MS 120000
 #define SETTLE_MS 500
@@ -75,7 +77,15 @@ static const char *md_bin(void)
 /* mpirun of a setup, and the folder of its samples. */
 static const char *setup_mpirun(const char *setup)
 {
+	if (!strcmp(setup, "mpich"))
+		return MPICH_G "/bin/mpiexec";
 	return strcmp(setup, "ompi-g") ? "mpirun" : OMPI_G "/bin/mpirun";
+}
+
+/* The implementation the snapshot must name for a setup. */
+static const char *setup_impl(const char *setup)
+{
+	return strcmp(setup, "mpich") ? "Open MPI" : "MPICH";
 }
 
 static char *sample_binary(const char *setup, const struct mf_sample *s)
@@ -87,8 +97,10 @@ static char *sample_binary(const char *setup, const struct mf_sample *s)
 	if (access(p, X_OK)) {
 		free(p);
 		cr_skip_test("samples for setup %s are not built (make samples%s)",
-			     setup, strcmp(setup, "ompi-g") ? "" :
-			     "; needs scripts/build-openmpi.sh done");
+			     setup, !strcmp(setup, "ompi-g") ?
+			     "; needs scripts/build-openmpi.sh done" :
+			     !strcmp(setup, "mpich") ?
+			     "; needs scripts/build-mpich.sh done" : "");
 	}
 	return p;
 }
@@ -342,7 +354,7 @@ static void expect_unmatched(const struct mf_unmatched *u, const char *text)
 }
 
 static void check_deadlock(const struct mf_sample *s, yajl_val rep,
-			   int code, const char *snap)
+			   int code, const char *snap, bool tracked)
 {
 	char *argv[] = { (char *)md_bin(), (char *)"analyze", (char *)snap,
 			 NULL };
@@ -362,7 +374,8 @@ static void check_deadlock(const struct mf_sample *s, yajl_val rep,
 	cr_assert_not_null(text);
 	for (int r = 0; r < s->np; r++)
 		expect_site(rep, s, r, text);
-	expect_track(s, text);
+	if (tracked)
+		expect_track(s, text);
 	for (int i = 0; i < s->nunmatched; i++)
 		expect_unmatched(&s->unmatched[i], text);
 	if (cur_failed)
@@ -443,6 +456,21 @@ static void check_topology(const struct mf_sample *s, const char *snap)
 	       s->topology);
 	snap_free(sn);
 }
+/* The snapshot names the implementation the collector found. */
+static void check_impl(const char *setup, const char *snap)
+{
+	FILE *f = fopen(snap, "r");
+	struct snap *sn = NULL;
+
+	cr_assert_not_null(f, "no snapshot %s", snap);
+	cr_assert_eq(snap_read(f, snap, &sn), 0);
+	fclose(f);
+	EXPECT(sn->impl && !strcmp(sn->impl, setup_impl(setup)),
+	       "snapshot names implementation %s, want %s",
+	       sn->impl ? sn->impl : "(none)", setup_impl(setup));
+	snap_free(sn);
+}
+
 /* Spread over the test cluster (scripts/cluster.sh): the hostfile and
  * the launcher of the agents; NULL for one host. */
 static const char *cur_hostfile, *cur_launcher;
@@ -455,11 +483,31 @@ static void run_sample(const char *setup, const char *name)
 	char *prog, *snap, *rep_path, pid[16];
 	yajl_val rep;
 	int ret, code;
+	bool hydra = !strcmp(setup, "mpich");
+	const char *notfor;
 
 	cr_assert_not_null(s, "sample %s is not in the manifest", name);
+	/* Written before a finished MPICH build was there to run it
+	 * against (the build takes ~10 min on a quiet machine, hours on a
+	 * loaded one): opt in until it has passed here. */
+	if (hydra && !getenv("MD_E2E_MPICH"))
+		cr_skip_test("e2e_mpich: not yet run against a finished MPICH "
+			     "build; MD_E2E_MPICH=1 runs it (tests/expected-skips)");
+	notfor = mf_notfor(s, setup);
+	if (notfor)
+		cr_skip_test("%s on %s: %s (samples/manifest)", name, setup,
+			     notfor);
 	prog = sample_binary(setup, s);
 	make_dir();
-	if (s->track) {
+	if (hydra) {
+		/* libmdtrack.so is built against Open MPI's mpi.h: MPICH's
+		 * jobs run without it, and its checks are Open MPI's
+		 * (samples/manifest). */
+		struct mj_opts o = { .hydra = true };
+
+		cur_job = mj_start_opts(setup_mpirun(setup), prog, s->np,
+					cur_dir, &o);
+	} else if (s->track) {
 		char *lib = track_lib(), *env = xasprintf("LD_PRELOAD=%s", lib);
 		char *args[] = { (char *)"-x", env, NULL };
 		struct mj_opts o = { .hostfile = cur_hostfile, .args = args };
@@ -491,10 +539,12 @@ static void run_sample(const char *setup, const char *name)
 	rep_path = xasprintf("%s/report.out", cur_dir);
 	rep = read_report(rep_path);
 	if (s->deadlock)
-		check_deadlock(s, rep, code, snap);
+		check_deadlock(s, rep, code, snap, !hydra);
 	else
 		check_healthy(s, rep, code);
-	if (s->topology)
+	check_impl(setup, snap);
+	/* Topologies are read through Open MPI's types (topo.h). */
+	if (s->topology && !hydra)
 		check_topology(s, snap);
 	if (cur_failed) {
 		char *err = xasprintf("%s/report.err", cur_dir);
@@ -532,6 +582,10 @@ static void run_sample(const char *setup, const char *name)
 	Test(e2e_ompig, name, .timeout = secs, .fini = e2e_fini)          \
 	{                                                                 \
 		run_sample("ompi-g", #name);                              \
+	}                                                                 \
+	Test(e2e_mpich, name, .timeout = secs, .fini = e2e_fini)          \
+	{                                                                 \
+		run_sample("mpich", #name);                               \
 	}
 E2E_SAMPLES(E2E_TESTS)
 

@@ -3,7 +3,10 @@
  * DLL's byte for byte.  Checked twice: against the LP64 layout of the
  * published interface, and against Open MPI's own msgq_interface.h
  * compiled at test time when Debian's Open MPI source is in the cache
- * (scripts/build-openmpi.sh puts it there).
+ * (scripts/build-openmpi.sh puts it there), and against MPICH's
+ * mpi_interface.h the same way (scripts/build-mpich.sh): everything
+ * equal but mqs_target_type_sizes, 5 ints there (the host writes 5 for
+ * MPICH, mqdhost.c).
  */
 #include <criterion/criterion.h>
 #include <stddef.h>
@@ -69,7 +72,7 @@ static char *our_layout(void)
 
 static const char probe_src[] =
 	"#include <stdio.h>\n#include <stddef.h>\n"
-	"#include \"msgq_interface.h\"\n"
+	"#include PROBE_HEADER\n"
 	"int main(void) {\n"
 	"printf(\"%zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu %zu "
 	"%zu %zu %zu %d %d %d %d %d %d\\n\",\n"
@@ -123,15 +126,59 @@ Test(mqd_abi, layouts_match_open_mpi_msgq_interface_header)
 	cmd = xasprintf("%s/probe.c", dir);
 	write_file(cmd, probe_src);
 	free(cmd);
-	cmd = xasprintf("cp %s %s/ && cc -I%s -o %s/probe %s/probe.c && "
-			"%s/probe; rm -rf %s", hdr, dir, dir, dir, dir, dir,
-			dir);
+	cmd = xasprintf("cp %s %s/ && cc '-DPROBE_HEADER=\"msgq_interface.h\"' "
+			"-I%s -o %s/probe %s/probe.c && %s/probe; rm -rf %s",
+			hdr, dir, dir, dir, dir, dir, dir);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	cr_assert_not_null(fgets(out, sizeof(out), p), "probe printed nothing");
 	pclose(p);
 	mine = our_layout();
 	cr_assert_str_eq(mine, out, "ours: %s open mpi: %s", mine, out);
+	free(mine);
+	free(cmd);
+	free(hdr);
+}
+
+Test(mqd_abi, layouts_match_mpich_mpi_interface_header_but_type_sizes)
+{
+	const char *cache = getenv("MPID_CACHE");
+	char *hdr, *cmd, *mine, *want;
+	char dir[] = "/tmp/md-abi-XXXXXX";
+	char out[512] = "";
+	size_t ours = sizeof(struct mqd_target_type_sizes), five = 5 * sizeof(int);
+	FILE *p;
+
+	hdr = xasprintf("%s/src-mpich/pristine/mpich-4.0.2/src/mpi/debugger/"
+			"mpi_interface.h", cache ? cache : "/var/cache/mpi-deadlock");
+	if (access(hdr, R_OK) != 0)
+		cr_skip_test("MPICH source not in the cache (%s): run "
+			     "scripts/build-mpich.sh", hdr);
+	cr_assert_not_null(mkdtemp(dir));
+	cmd = xasprintf("%s/probe.c", dir);
+	write_file(cmd, probe_src);
+	free(cmd);
+	cmd = xasprintf("cp %s %s/ && cc '-DPROBE_HEADER=\"mpi_interface.h\"' "
+			"-I%s -o %s/probe %s/probe.c && %s/probe; rm -rf %s",
+			hdr, dir, dir, dir, dir, dir, dir);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	cr_assert_not_null(fgets(out, sizeof(out), p), "probe printed nothing");
+	pclose(p);
+	mine = our_layout();
+	/* The 13th number is sizeof(mqs_target_type_sizes). */
+	{
+		char *w = mine;
+		for (int i = 0; i < 12; i++)
+			w = strchr(w, ' ') + 1;
+		cr_assert(!strncmp(w, "28 ", 3), "ours: %s", mine);
+		want = xasprintf("%.*s%zu%s", (int)(w - mine), mine, five,
+				 w + 2);
+	}
+	cr_expect_neq(ours, five);
+	cr_assert_str_eq(want, out, "ours (5-int sizes): %s mpich: %s", want,
+			 out);
+	free(want);
 	free(mine);
 	free(cmd);
 	free(hdr);

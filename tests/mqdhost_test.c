@@ -389,7 +389,8 @@ Test(mqdhost, dll_swapped_between_check_and_load_is_not_the_one_loaded)
 	cr_expect(sw.done, "the hook ran");
 	cr_expect_eq(r, 0, "stderr: %s", err);
 	cr_expect_str_empty(err);
-	cr_expect_str_eq(mh_dll_version(dll), "fake MQD DLL 1.0");
+	cr_expect_str_eq(mh_dll_version(dll), "Open MPI message queue support "
+			 "for parallel debuggers (fake DLL 1.0)");
 	free(err);
 	/* Loading by the path now gets the swapped-in file, refused: the
 	 * test would see the difference. */

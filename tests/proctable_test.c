@@ -330,6 +330,41 @@ Test(proctable, walk_from_a_fake_rank_goes_up_through_orted_to_mpirun)
 	tgt_free(starter);
 }
 
+/* 200 carries an empty MPIR table (state 0), as a launcher's daemon
+ * linked with the launcher's code may. */
+static int hydra_lookup(void *ctx, struct tgt *t, const char *name,
+			uint64_t *addr)
+{
+	if (tgt_pid(t) == 200)
+		return fake_lookup((void *)starter_syms, t, name, addr);
+	return walk_lookup(ctx, t, name, addr);
+}
+
+/* MPICH: rank -> hydra_pmi_proxy -> mpiexec (doc/mpich.md). */
+Test(proctable, walk_from_a_fake_rank_goes_up_through_hydra_proxy_to_mpiexec)
+{
+	const char *hosts[] = { "localhost", "localhost" }, *exes[] = { "a", "a" };
+	int pids[] = { 300, 301 };
+	struct tgt *rank = tgt_fake_new(300);
+	struct tgt *proxy = fake_starter_at(200, 0, 0, NULL, NULL, NULL);
+	struct tgt *starter = fake_starter_at(100, 1, 2, hosts, exes, pids);
+	struct pt_job *j = NULL;
+
+	tgt_fake_set_stat(rank, 'S', 200, "ring");
+	tgt_fake_set_stat(proxy, 'S', 100, "hydra_pmi_proxy");
+	tgt_fake_set_stat(starter, 'S', 1, "mpiexec.hydra");
+	tgt_fake_link(rank, proxy);
+	tgt_fake_link(proxy, starter);
+	cr_assert_eq(pt_acquire_from(rank, hydra_lookup, NULL, &j), 0);
+	cr_expect_eq(j->starter_pid, 100);
+	cr_expect_eq(j->given_rank, 0);
+	cr_expect_eq(j->nranks, 2);
+	pt_job_free(j);
+	tgt_free(rank);
+	tgt_free(proxy);
+	tgt_free(starter);
+}
+
 Test(proctable, walk_from_a_fake_process_outside_any_job_is_not_mpi)
 {
 	struct tgt *p = tgt_fake_new(500), *shell = tgt_fake_new(400);

@@ -32,6 +32,7 @@ struct fproc {
 	int op;
 	int cls;
 	int rank;
+	struct mqd_target_type_sizes sizes;
 };
 
 void mqs_setup_basic_callbacks(const struct mqd_basic_callbacks *cb);
@@ -60,7 +61,10 @@ void mqs_setup_basic_callbacks(const struct mqd_basic_callbacks *cb)
 
 char *mqs_version_string(void)
 {
-	return (char *)"fake MQD DLL 1.0";
+	/* Open MPI's own opening words: the host tells the implementation
+	 * by them (7 type sizes). */
+	return (char *)"Open MPI message queue support for parallel "
+		       "debuggers (fake DLL 1.0)";
 }
 
 int mqs_version_compatibility(void)
@@ -95,7 +99,6 @@ int mqs_setup_image(mqd_image *image, const struct mqd_image_callbacks *cb)
 int mqs_image_has_queues(mqd_image *image, char **msg)
 {
 	struct fimage *fi = (struct fimage *)bcb->get_image_info_fp(image);
-	struct mqd_target_type_sizes ts;
 
 	/* Open MPI's checks, with NULL out-pointers. */
 	fi->icb->find_function_fp(image, (char *)"ompi_debugger_setup_dlls",
@@ -104,12 +107,6 @@ int mqs_image_has_queues(mqd_image *image, char **msg)
 				    NULL) == MQD_OK) {
 		*msg = (char *)"MPIR_Ignore_queues is set";
 		return 102;
-	}
-	memset(&ts, 0, sizeof(ts));
-	fi->icb->get_type_sizes_fp(NULL, &ts);
-	if (ts.size_t_size != 8 || ts.bool_size != 1) {
-		*msg = (char *)"type sizes not filled";
-		return 103;
 	}
 	if (fi->req_complete_off < 0) {
 		*msg = (char *)"missing type ompi_request_t";
@@ -131,6 +128,13 @@ int mqs_setup_process(mqd_process *p, const struct mqd_process_callbacks *cb)
 	memset(fp, 0, sizeof(*fp));
 	fp->pcb = cb;
 	fp->rank = cb->get_global_rank_fp(p);
+	/* As Open MPI's mqs_setup_process: all seven sizes. */
+	{
+		mqd_image *image = cb->get_image_fp(p);
+		struct fimage *fi = (struct fimage *)bcb->get_image_info_fp(image);
+
+		fi->icb->get_type_sizes_fp(p, &fp->sizes);
+	}
 	bcb->put_process_info_fp(p, (mqd_process_info *)fp);
 	return MQD_OK;
 }
@@ -147,6 +151,10 @@ int mqs_process_has_queues(mqd_process *p, char **msg)
 	struct fimage *fi = (struct fimage *)bcb->get_image_info_fp(image);
 	mqd_taddr_t a;
 
+	if (fp->sizes.size_t_size != 8 || fp->sizes.bool_size != 1) {
+		*msg = (char *)"type sizes not filled";
+		return 103;
+	}
 	if (fi->icb->find_symbol_fp(image, (char *)"ompi_mpi_communicators",
 				    &a) != MQD_OK) {
 		*msg = (char *)"no ompi_mpi_communicators";

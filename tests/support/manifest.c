@@ -163,6 +163,19 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 		return u->rank >= 0 && u->rank < s->np && u->from >= 0 &&
 		       u->from < s->np ? 0 : -MD_E_INPUT;
 	}
+	if (!strcmp(f[0], "notfor") && n >= 3) {
+		const char *why = rest + strcspn(rest, " \t");
+
+		why += strspn(why, " \t");
+		s->notfor_setup = xrealloc(s->notfor_setup, (size_t)(s->nnotfor +
+					   1) * sizeof(char *));
+		s->notfor_reason = xrealloc(s->notfor_reason,
+					    (size_t)(s->nnotfor + 1) *
+					    sizeof(char *));
+		s->notfor_setup[s->nnotfor] = xstrdup(f[1]);
+		s->notfor_reason[s->nnotfor++] = xstrdup(why);
+		return 0;
+	}
 	if (!strcmp(f[0], "output") && n >= 2) {
 		s->output = xrealloc(s->output,
 				     (size_t)(s->noutput + 1) * sizeof(char *));
@@ -253,6 +266,12 @@ static void free_sample(struct mf_sample *s)
 	}
 	for (int i = 0; i < s->ndisagree; i++)
 		free(s->disagree[i]);
+	for (int i = 0; i < s->nnotfor; i++) {
+		free(s->notfor_setup[i]);
+		free(s->notfor_reason[i]);
+	}
+	free(s->notfor_setup);
+	free(s->notfor_reason);
 	free(s->posted);
 	free(s->disagree);
 	free(s->stuck);
@@ -293,4 +312,12 @@ char *mf_samples_dir(void)
 	if (!access("samples/manifest", R_OK) || !build)
 		return xstrdup("samples");
 	return xasprintf("%s/../samples", build);
+}
+
+const char *mf_notfor(const struct mf_sample *s, const char *setup)
+{
+	for (int i = 0; i < s->nnotfor; i++)
+		if (!strcmp(s->notfor_setup[i], setup))
+			return s->notfor_reason[i];
+	return NULL;
 }

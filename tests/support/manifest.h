@@ -44,6 +44,10 @@ struct mf_sample {
 	char **disagree;
 	int nunmatched;
 	struct mf_unmatched *unmatched;
+	/* "notfor SETUP REASON": not run on that setup (e.g. mpich), and
+	 * why (its behaviour is another MPI's). */
+	int nnotfor;
+	char **notfor_setup, **notfor_reason;
 	int lineno;		/* of the "sample" line */
 };
 
@@ -61,6 +65,9 @@ void mf_free(struct mf_manifest *m);
 
 /* The sample named name, or NULL; borrowed from m. */
 const struct mf_sample *mf_find(const struct mf_manifest *m, const char *name);
+
+/* The reason the sample is not run on setup ("notfor"), or NULL. */
+const char *mf_notfor(const struct mf_sample *s, const char *setup);
 
 /*
  * Parse a rank set "0-3,5" into flags set[0..np-1] (cleared first).

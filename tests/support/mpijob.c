@@ -72,6 +72,15 @@ static char **job_argv(const char *mpirun, const char *prog, const char *nps,
 		cap++;
 	av = xcalloc(cap, sizeof(*av));
 	av[n++] = (char *)mpirun;
+	if (o && o->hydra) {
+		for (char *const *a = o->args; a && *a; a++)
+			av[n++] = *a;
+		av[n++] = (char *)"-np";
+		av[n++] = (char *)nps;
+		av[n++] = (char *)prog;
+		av[n] = NULL;
+		return av;
+	}
 	av[n++] = (char *)"--allow-run-as-root";
 	av[n++] = (char *)"--oversubscribe";
 	av[n++] = (char *)"--mca";
@@ -265,23 +274,48 @@ static void add_rank(struct mj_job *j, pid_t pid, unsigned long long start)
 	}
 }
 
-int mj_scan_ranks(struct mj_job *j)
+/* Is pid Hydra's proxy (MPICH), whose children are the ranks? */
+static bool is_hydra_proxy(pid_t pid)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "hydra_pmi_proxy", 15);
+}
+
+/* Children of parent (and, below a Hydra proxy, its children). */
+static void scan_children(struct mj_job *j, pid_t parent, int depth)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 
 	if (!d)
-		return j->nranks;
+		return;
 	while ((e = readdir(d))) {
 		pid_t pid = atoi(e->d_name), ppid;
 		unsigned long long start;
 		char st;
 
-		if (pid > 0 && !read_stat(pid, &st, &ppid, &start) &&
-		    ppid == j->pid && st != 'Z')
-			add_rank(j, pid, start);
+		if (pid <= 0 || read_stat(pid, &st, &ppid, &start) ||
+		    ppid != parent || st == 'Z')
+			continue;
+		add_rank(j, pid, start);
+		if (depth == 0 && is_hydra_proxy(pid))
+			scan_children(j, pid, 1);
 	}
 	closedir(d);
+}
+
+int mj_scan_ranks(struct mj_job *j)
+{
+	scan_children(j, j->pid, 0);
 	return j->nranks;
 }
 

@@ -34,6 +34,8 @@ struct mj_opts {
 				 * so its daemons'), NULL-terminated */
 	char *const *args;	/* more mpirun arguments before prog,
 				 * NULL-terminated */
+	bool hydra;		/* MPICH's Hydra mpiexec: `mpiexec [args...]
+				 * -np np prog`, none of Open MPI's options */
 	const struct mc_cluster *cluster;	/* set as j->cluster: mj_end
 						 * then ends what the job left
 						 * on those hosts */

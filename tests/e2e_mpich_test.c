@@ -1,0 +1,196 @@
+/*
+ * e2e_mpich_test.c - the ways in on a real MPICH job (the -g MPICH of
+ * scripts/build-mpich.sh, Hydra's mpiexec; suite e2e_mpich_in):
+ * `run -- mpiexec ...`, and `--attach` on a rank's pid, which walks up
+ * through hydra_pmi_proxy to mpiexec.  The samples themselves run in
+ * e2e_mpich (e2e_test.c).
+ *
+ * The job is a 3-rank ring of blocking receives, compiled here, that
+ * writes each rank's pid to DIR/rank.N.pid: every test checks that no
+ * rank is left and kills the ones that are (by pid) before failing.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support/mpijob.h"
+#include "support/run_proc.h"
+
+#define S(lit) ((char *)(lit))
+#define MPICH_G "/var/cache/mpi-deadlock/mpich-4.0.2-g"
+#define NP 3
+
+static const char ring_src[] =
+	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(int argc, char **argv)\n{\n"
+	"	int rank, size, x = 0;\n	char p[4096];\n	FILE *f;\n"
+	"	MPI_Init(&argc, &argv);\n"
+	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+	"	MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
+	"	if ((f = fopen(p, \"w\"))) {\n"
+	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
+	"	MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD,\n"
+	"		 MPI_STATUS_IGNORE);\n"
+	"	MPI_Finalize();\n	return 0;\n}\n";
+
+struct e2e {
+	char *dir;
+	char prog[4096];
+	char out[4096];
+	char err[4096];
+	pid_t job;		/* mpiexec, when the test started it */
+};
+
+static struct e2e cur;
+
+static void setup_job(struct e2e *e)
+{
+	char src[4096], *cc[] = { S(MPICH_G "/bin/mpicc"), S("-g"), S("-o"),
+				  e->prog, src, NULL };
+	FILE *f;
+
+	memset(e, 0, sizeof(*e));
+	e->job = -1;
+	if (!rp_bin())
+		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
+	if (access(MPICH_G "/.mpi-deadlock-built", F_OK))
+		cr_skip_test("no -g MPICH in " MPICH_G
+			     " (scripts/build-mpich.sh)");
+	/* As e2e_mpich (e2e_test.c): opt in until it has passed here. */
+	if (!getenv("MD_E2E_MPICH"))
+		cr_skip_test("e2e_mpich_in: not yet run against a finished MPICH "
+			     "build; MD_E2E_MPICH=1 runs it (tests/expected-skips)");
+	e->dir = mj_tmpdir("mpich");
+	cr_assert(e->dir);
+	snprintf(src, sizeof(src), "%s/ring.c", e->dir);
+	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
+	snprintf(e->out, sizeof(e->out), "%s/out", e->dir);
+	snprintf(e->err, sizeof(e->err), "%s/err", e->dir);
+	f = fopen(src, "w");
+	cr_assert_not_null(f);
+	fputs(ring_src, f);
+	fclose(f);
+	cr_assert_eq(rp_wait(rp_spawn(cc, NULL, NULL, NULL), 60000), 0,
+		     "mpicc failed");
+}
+
+/* Ends what the test started, by pid, whatever happened. */
+static void fini(void)
+{
+	pid_t pids[NP];
+	int n;
+
+	if (!cur.dir)
+		return;
+	n = rp_rank_pids(cur.dir, pids, NP);
+	if (cur.job > 0) {
+		kill(cur.job, SIGTERM);
+		if (rp_wait(cur.job, 5000) < 0)
+			kill(cur.job, SIGKILL);
+	}
+	for (int i = 0; i < 40; i++) {
+		int alive = 0;
+
+		for (int k = 0; k < n; k++)
+			alive += rp_alive(pids[k]);
+		if (!alive)
+			break;
+		usleep(50000);
+	}
+	rp_kill_all(pids, n);
+	mj_tmpdir_end(&cur.dir);
+}
+
+static int wait_ranks(struct e2e *e, pid_t *pids)
+{
+	int n = 0;
+
+	for (int i = 0; i < 600 && n < NP; i++) {
+		usleep(50000);
+		n = rp_rank_pids(e->dir, pids, NP);
+	}
+	return n;
+}
+
+/* The report names the ring and its source, and says MPICH. */
+static void expect_ring_report(const char *out)
+{
+	cr_expect(strstr(out, "MPI implementation: MPICH"),
+		  "report does not say MPICH:\n%s", out);
+	cr_expect(strstr(out, "ring.c"), "report does not name ring.c:\n%s",
+		  out);
+	cr_expect(!strstr(out, "any rank"),
+		  "a receive from a given rank reads as any rank:\n%s", out);
+}
+
+Test(e2e_mpich_in, run_reports_a_ring_deadlock_under_hydra_mpiexec,
+     .timeout = 150, .fini = fini)
+{
+	char *out, *err;
+	int code;
+
+	setup_job(&cur);
+	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=6"), S("--"),
+			 S(MPICH_G "/bin/mpiexec"), S("-np"), S("3"), cur.prog,
+			 cur.dir, NULL };
+	code = rp_wait(rp_spawn(argv, NULL, cur.out, cur.err), 120000);
+	out = mj_slurp(cur.out);
+	err = mj_slurp(cur.err);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
+		     err);
+	expect_ring_report(out ? out : "");
+	/* run ends the job: no rank is left. */
+	{
+		pid_t pids[NP];
+		int n = rp_rank_pids(cur.dir, pids, NP), alive = 0;
+
+		for (int i = 0; i < 100; i++) {
+			alive = 0;
+			for (int k = 0; k < n; k++)
+				alive += rp_alive(pids[k]);
+			if (!alive)
+				break;
+			usleep(50000);
+		}
+		cr_expect_eq(n, NP, "the ranks never started");
+		cr_expect_eq(alive, 0, "%d rank(s) left after run", alive);
+	}
+	free(out);
+	free(err);
+}
+
+Test(e2e_mpich_in, attach_to_a_rank_walks_up_through_the_hydra_proxy,
+     .timeout = 150, .fini = fini)
+{
+	char pid[16], *out, *err;
+	pid_t pids[NP];
+	int code;
+
+	setup_job(&cur);
+	char *job[] = { S(MPICH_G "/bin/mpiexec"), S("-np"), S("3"), cur.prog,
+			cur.dir, NULL };
+	cur.job = rp_spawn(job, NULL, NULL, NULL);
+	cr_assert_gt(cur.job, 0);
+	cr_assert_eq(wait_ranks(&cur, pids), NP, "the ranks never started");
+	sleep(1);
+	snprintf(pid, sizeof(pid), "%d", (int)pids[1]);
+	char *argv[] = { S(rp_bin()), S("--attach"), pid, S("-v"), NULL };
+	code = rp_wait(rp_spawn(argv, NULL, cur.out, cur.err), 120000);
+	out = mj_slurp(cur.out);
+	err = mj_slurp(cur.err);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
+		     err);
+	expect_ring_report(out ? out : "");
+	cr_expect(err && strstr(err, "its starter is pid"),
+		  "the rank's starter is not named: %s", err);
+	/* The job goes on after the tool: every rank still there. */
+	for (int k = 0; k < NP; k++)
+		cr_expect(rp_alive(pids[k]), "rank %d is gone after the tool",
+			  k);
+	free(out);
+	free(err);
+}
