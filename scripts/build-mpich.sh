@@ -21,6 +21,19 @@ if [ -f "$stamp" ]; then
 	exit 0
 fi
 
+# One build at a time: a second run (another test run, a helper) waits
+# for the first and then reuses what it built.
+mkdir -p "$cache"
+exec 9>"$cache/.build-mpich.lock"
+if ! flock -n 9; then
+	echo "build-mpich: another build is running; waiting for it" >&2
+	flock 9
+fi
+if [ -f "$stamp" ]; then
+	echo "$prefix"
+	exit 0
+fi
+
 mkdir -p "$cache/src-mpich"
 cd "$cache/src-mpich"
 # apt-get source needs a deb-src line for bookworm main (scripts/setup.sh

@@ -17,6 +17,19 @@ if [ -f "$stamp" ]; then
 	exit 0
 fi
 
+# One build at a time: a second run (another test run, a helper) waits
+# for the first and then reuses what it built.
+mkdir -p "$cache"
+exec 9>"$cache/.build-openmpi.lock"
+if ! flock -n 9; then
+	echo "build-openmpi: another build is running; waiting for it" >&2
+	flock 9
+fi
+if [ -f "$stamp" ]; then
+	echo "$prefix"
+	exit 0
+fi
+
 mkdir -p "$cache/src"
 cd "$cache/src"
 if [ ! -d openmpi-4.1.4 ]; then
