@@ -9,14 +9,18 @@
 #
 #   MPID_CACHE   cache folder (default /var/cache/mpi-deadlock)
 #
+#   --source-only   fetch and unpack the source (what the MQD ABI test
+#                   reads), do not build; prints the source folder
+#
 # Prints the install prefix on its last line.
 set -euo pipefail
+mode=${1:-build}
 
 cache=${MPID_CACHE:-/var/cache/mpi-deadlock}
 prefix=$cache/mpich-4.0.2-g
 stamp=$prefix/.mpi-deadlock-built
 
-if [ -f "$stamp" ]; then
+if [ -f "$stamp" ] && [ "$mode" != --source-only ]; then
 	echo "$prefix"
 	exit 0
 fi
@@ -29,7 +33,7 @@ if ! flock -n 9; then
 	echo "build-mpich: another build is running; waiting for it" >&2
 	flock 9
 fi
-if [ -f "$stamp" ]; then
+if [ -f "$stamp" ] && [ "$mode" != --source-only ]; then
 	echo "$prefix"
 	exit 0
 fi
@@ -47,10 +51,18 @@ if ! ls mpich_4.0.2.orig.tar.* >/dev/null 2>&1; then
 fi
 # The upstream tarball, not Debian's patched tree: Debian's patches touch
 # autotools inputs, after which make wants to regenerate them.
-if [ ! -f pristine/mpich-4.0.2/configure ]; then
-	rm -rf pristine && mkdir pristine
-	tar -xf mpich_4.0.2.orig.tar.* -C pristine
+if [ "$mode" = --source-only ]; then
+	if [ ! -f pristine/mpich-4.0.2/configure ]; then
+		rm -rf pristine && mkdir pristine
+		tar -xf mpich_4.0.2.orig.tar.* -C pristine
+	fi
+	echo "$cache/src-mpich/pristine/mpich-4.0.2"
+	exit 0
 fi
+# No stamp: no finished build. Start from a fresh tree, not from one a
+# stopped build left half made (a resumed make failed here once).
+rm -rf pristine && mkdir pristine
+tar -xf mpich_4.0.2.orig.tar.* -C pristine
 cd pristine/mpich-4.0.2
 
 log=$cache/mpich-build.log
