@@ -461,10 +461,20 @@ static void check_impl(const char *setup, const char *snap)
 {
 	FILE *f = fopen(snap, "r");
 	struct snap *sn = NULL;
+	int collected = 0;
 
 	cr_assert_not_null(f, "no snapshot %s", snap);
 	cr_assert_eq(snap_read(f, snap, &sn), 0);
 	fclose(f);
+	/* A job that ended before the look (a fast no-deadlock sample) left
+	 * no library to tell: nothing to check then. */
+	for (int r = 0; r < sn->nranks; r++)
+		collected += sn->ranks[r].state == SNAP_RANK_COLLECTED;
+	if (!collected) {
+		cr_log_info("no rank collected: implementation not checked");
+		snap_free(sn);
+		return;
+	}
 	EXPECT(sn->impl && !strcmp(sn->impl, setup_impl(setup)),
 	       "snapshot names implementation %s, want %s",
 	       sn->impl ? sn->impl : "(none)", setup_impl(setup));
