@@ -112,6 +112,22 @@ static int *rd_ints(struct rd *rd, uint64_t addr, int n)
 	return v;
 }
 
+/* The slots of ompi_mpi_communicators (an opal_pointer_array_t whose
+ * addr and size fields are at the offsets given): their number, at most
+ * TOPO_MAX_COMMS, and *addr; 0 when the array cannot be read. */
+static int comm_slots(struct rd *rd, int addr_off, int size_off,
+		      uint64_t *addr)
+{
+	uint64_t arr;
+	int size;
+
+	if (rd->proc->lookup(rd->ctx, "ompi_mpi_communicators", &arr) < 0 ||
+	    !rd_u64(rd, arr + (uint64_t)addr_off, addr) ||
+	    !rd_int(rd, arr + (uint64_t)size_off, &size) || size < 0)
+		return 0;
+	return size > TOPO_MAX_COMMS ? TOPO_MAX_COMMS : size;
+}
+
 /* Add v to a row unless it is there or out of range (MPI_PROC_NULL). */
 static void row_add(int *row, int *len, int v, int size)
 {
@@ -300,16 +316,12 @@ int topo_read(const struct mh_proc_ops *proc, void *ctx,
 	      const struct snap_rank *r, struct topo_acc *acc)
 {
 	struct rd rd = { proc, ctx, { 0 } };
-	uint64_t arr, addr;
+	uint64_t addr;
 	int size, n = 0;
 
-	if (!types || !r->nmembers || !get_layout(types, &rd.l) ||
-	    proc->lookup(ctx, "ompi_mpi_communicators", &arr) < 0 ||
-	    !rd_u64(&rd, arr + (uint64_t)rd.l.arr_addr, &addr) ||
-	    !rd_int(&rd, arr + (uint64_t)rd.l.arr_size, &size))
+	if (!types || !r->nmembers || !get_layout(types, &rd.l))
 		return 0;
-	if (size > TOPO_MAX_COMMS)
-		size = TOPO_MAX_COMMS;
+	size = comm_slots(&rd, rd.l.arr_addr, rd.l.arr_size, &addr);
 	for (int i = 0; i < size && addr; i++) {
 		uint64_t cp;
 
@@ -412,17 +424,13 @@ int topo_comm_group(const struct mh_proc_ops *proc, void *ctx,
 {
 	struct rd rd = { proc, ctx, { 0 } };
 	struct glayout l;
-	uint64_t arr, addr;
+	uint64_t addr;
 	int n;
 
 	if (!types || me < 0 || me >= size || size > GROUP_MAX ||
-	    !get_glayout(types, &l) ||
-	    proc->lookup(ctx, "ompi_mpi_communicators", &arr) < 0 ||
-	    !rd_u64(&rd, arr + (uint64_t)l.arr_addr, &addr) ||
-	    !rd_int(&rd, arr + (uint64_t)l.arr_size, &n))
+	    !get_glayout(types, &l))
 		return -MD_E_NOTYPES;
-	if (n > TOPO_MAX_COMMS)
-		n = TOPO_MAX_COMMS;
+	n = comm_slots(&rd, l.arr_addr, l.arr_size, &addr);
 	for (int i = 0; i < n && addr; i++) {
 		uint64_t cp;
 		uint32_t cid;
