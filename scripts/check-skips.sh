@@ -5,7 +5,8 @@
 # counts a skipped test as passing, so without this a test that cannot
 # run would hide.  With LOG (the run's output) the closing line is
 # Criterion's own "Synthesis" line from LOG with the skips added, so the
-# last line of a run shows its real counts.
+# last line of a run shows its real counts; just before it, every failed
+# test with its first messages (a CI page may keep only the end).
 #
 # A skip is expected on this machine if its suite::test matches a shell
 # pattern in $MD_EXPECTED_SKIPS (default tests/expected-skips: one
@@ -41,6 +42,11 @@ while IFS="$tab" read -r name why; do
 done <<EOT
 $skips
 EOT
+# The failures again, each with its first messages, so that the end of
+# a long run (all a CI page may keep) names what failed.
+failed=$(awk '/^not ok /{ sub(/^not ok - /, ""); print "[FAIL] " $0; n = 5; next }
+	n > 0 && /^[ \t#]/ { print "       " $0; n--; next } { n = 0 }' "$tap")
+[ -z "$failed" ] || printf '%s\n' "$failed"
 fail=no
 if [ "$unexpected" -gt 0 ] && [ "${CI:-}" = true ]; then
 	echo "check-skips: $unexpected unexpected skip(s) fail CI"
