@@ -234,6 +234,14 @@ struct snap_rank {
 	int nops;
 	struct snap_op *ops;
 
+	/* The MPI library's own count of completed requests (MPICH ch3:
+	 * MPIDI_CH3I_progress_completion_count), read in every look: when
+	 * it changed, the rank moved, though its call and (hidden)
+	 * operations look the same.  has_completions false: not read.  The
+	 * collector judges progress with it; it is not written. */
+	bool has_completions;
+	uint64_t completions;
+
 	int nthreads;
 	struct snap_thread *threads;
 
