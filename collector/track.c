@@ -1,11 +1,14 @@
 /*
  * track.c - read libmdtrack.so's table from a stopped rank.  The rank
- * is stopped, so the table does not move under us; a slot that a thread
- * was writing when it stopped has stamp 0 and is skipped.
+ * is stopped, so the table does not move under us; a record that a
+ * thread was writing when it stopped reads as empty (posts: site 0 or a
+ * check byte that does not match; inits and colls: a stale stamp or 0)
+ * and is skipped.
  */
 #include "track.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +160,25 @@ static int latest(const struct mdt_rec *ring, unsigned n, uint64_t head,
 	return best;
 }
 
+/* The posts record of request req (whole, its check byte right), or
+ * NULL. */
+static const struct mdt_post *post_of(const struct mdt_table *tb,
+				      uint64_t req)
+{
+	const struct mdt_post *b = tb->posts[mdt_bucket(req)];
+
+	for (int w = 0; w < MDT_WAYS; w++) {
+		const struct mdt_post *p = &b[w];
+
+		if (p->request == req && p->site &&
+		    mdt_site(req, p->comm, p->peer, p->tag,
+			     MDT_SITE_RET(p->site),
+			     MDT_SITE_CALL(p->site)) == p->site)
+			return p;
+	}
+	return NULL;
+}
+
 static struct snap_track_rec *add(struct snap_rank *r, int *cap)
 {
 	if (r->ntrack == *cap) {
@@ -174,16 +196,48 @@ static int norm_peer(const struct mdt_table *tb, int p)
 	       : p == tb->root ? SNAP_TRACK_ROOT : p;
 }
 
-static void add_rec(const struct trk_ctx *x, const struct mdt_table *tb,
-		    struct snap_rank *r, int *cap, enum snap_track_kind kind,
-		    const struct mdt_rec *m)
+/* A call's peer or root as passed, or MDT_NONE. */
+static int peer_or_none(const struct mdt_table *tb, int p)
 {
-	bool coll = m->tag == MDT_NONE;	/* a nonblocking collective */
+	return p == MDT_NONE ? SNAP_TRACK_NONE : norm_peer(tb, p);
+}
 
-	fill(x, r, kind, m->call, m->stamp, m->request, m->comm,
-	     m->peer == MDT_NONE ? MDT_NONE : norm_peer(tb, m->peer),
-	     coll ? MDT_NONE : m->tag == tb->any_tag ? SNAP_TRACK_ANY : m->tag,
-	     m->count, m->datatype, coll ? m->op : 0, m->ret, add(r, cap));
+static int tag_of(const struct mdt_table *tb, int tag)
+{
+	return tag == MDT_NONE ? SNAP_TRACK_NONE
+	       : tag == tb->any_tag ? SNAP_TRACK_ANY : tag;
+}
+
+static void add_init(const struct trk_ctx *x, const struct mdt_table *tb,
+		     struct snap_rank *r, int *cap, const struct mdt_rec *m)
+{
+	fill(x, r, SNAP_TRACK_INIT, m->call, m->stamp, m->request, m->comm,
+	     peer_or_none(tb, m->peer), tag_of(tb, m->tag), m->count,
+	     m->datatype, 0, m->ret, add(r, cap));
+}
+
+/* A post keeps no count, datatype or operation (a nonblocking
+ * collective's are in its colls record): a point-to-point post takes the
+ * count and datatype name of its pending operation, read from the
+ * request as passed.  One post per request: seq 0. */
+static void add_post(const struct trk_ctx *x, const struct mdt_table *tb,
+		     struct snap_rank *r, int *cap, const struct mdt_post *p,
+		     const struct snap_op *op)
+{
+	struct snap_track_rec *t = add(r, cap);
+
+	fill(x, r, SNAP_TRACK_POST, MDT_SITE_CALL(p->site), 0, p->request,
+	     p->comm, peer_or_none(tb, p->peer), tag_of(tb, p->tag), 0, 0, 0,
+	     MDT_SITE_RET(p->site), t);
+	if (p->tag != MDT_NONE && op->datatype) {
+		t->count = op->count > INT_MAX ? INT_MAX : (int)op->count;
+		t->datatype_name = op->datatype;
+	}
+}
+
+static bool is_start(int call)
+{
+	return call == MDT_MPI_Start || call == MDT_MPI_Startall;
 }
 
 /* Each pending request's posting (and a start's creation), once. */
@@ -192,7 +246,8 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 {
 	for (int i = 0; i < r->nops; i++) {
 		uint64_t req = r->ops[i].request;
-		int p, q, dup = 0;
+		const struct mdt_post *p;
+		int q, dup = 0;
 
 		if (!req || r->ops[i].kind == SNAP_OP_UNEXPECTED)
 			continue;
@@ -200,15 +255,14 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 			dup |= r->track[k].request == req;
 		if (dup)
 			continue;
-		p = latest(tb->posts, MDT_NPOSTS, tb->posts_head, req);
-		if (p >= 0)
-			add_rec(x, tb, r, cap, SNAP_TRACK_POST, &tb->posts[p]);
-		if (p >= 0 && tb->posts[p].call != MDT_MPI_Start &&
-		    tb->posts[p].call != MDT_MPI_Startall)
+		p = post_of(tb, req);
+		if (p)
+			add_post(x, tb, r, cap, p, &r->ops[i]);
+		if (p && !is_start(MDT_SITE_CALL(p->site)))
 			continue;
 		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);
 		if (q >= 0)
-			add_rec(x, tb, r, cap, SNAP_TRACK_INIT, &tb->inits[q]);
+			add_init(x, tb, r, cap, &tb->inits[q]);
 	}
 }
 
@@ -244,10 +298,12 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 		return rc == -MD_E_GONE ? rc : 0;
 	}
 	if (tb->magic != MDT_MAGIC || tb->version != MDT_VERSION ||
-	    tb->size != sizeof(*tb) || tb->rec_size != sizeof(tb->posts[0]) ||
+	    tb->size != sizeof(*tb) ||
+	    tb->post_size != sizeof(tb->posts[0][0]) ||
+	    tb->rec_size != sizeof(tb->inits[0]) ||
 	    tb->coll_size != sizeof(tb->colls[0]) ||
-	    tb->nposts != MDT_NPOSTS || tb->ninits != MDT_NINITS ||
-	    tb->ncolls != MDT_NCOLLS) {
+	    tb->nbuckets != MDT_NBUCKETS || tb->ways != MDT_WAYS ||
+	    tb->ninits != MDT_NINITS || tb->ncolls != MDT_NCOLLS) {
 		if (!*x->noted)
 			snap_note(x->s, "rank %d: libmdtrack.so table of version %u "
 				  "(this mpi-deadlock reads version %d): not "
@@ -259,8 +315,7 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 		return 0;
 	}
 	r->tracked = true;
-	r->track_dropped = (tb->posts_head > MDT_NPOSTS
-				    ? tb->posts_head - MDT_NPOSTS : 0) +
+	r->track_dropped = tb->posts_dropped +
 			   (tb->inits_head > MDT_NINITS
 				    ? tb->inits_head - MDT_NINITS : 0) +
 			   tb->coll_dropped;

@@ -6,9 +6,12 @@
  * (include/mdtrack.h).  mpi-deadlock reads that table while the rank is
  * stopped.
  *
- * The hot path is one relaxed atomic add and a 64-byte store: no system
- * call, lock or allocation, safe under MPI_THREAD_MULTIPLE.  Nothing is
- * written anywhere and nothing talks to the tool.
+ * The hot path of a request is a hash of its handle and a 32-byte store
+ * into a cache line that the handle's last use wrote (MPI libraries
+ * recycle their request objects): no system call, lock, atomic
+ * read-modify-write or allocation, safe under MPI_THREAD_MULTIPLE.  A
+ * collective takes one relaxed atomic add.  Nothing is written anywhere
+ * and nothing talks to the tool.
  *
  * The PMPI entry points are weak references: the library is not linked
  * against libmpi and binds to whichever libmpi the rank loaded, and a
@@ -25,16 +28,21 @@
 #include "mdtrack.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define H(x) ((uint64_t)(uintptr_t)(x))
+/* A handle's value: a pointer, or an integer handle zero-extended. */
+#define H(x)                                                                \
+	(sizeof(x) == 4 ? (uint64_t)(uint32_t)(uintptr_t)(x)                \
+			: (uint64_t)(uintptr_t)(x))
 #define RET() H(__builtin_return_address(0))
 
 EXPORT struct mdt_table md_track_table = {
 	.magic = MDT_MAGIC,
 	.version = MDT_VERSION,
 	.size = sizeof(struct mdt_table),
+	.post_size = sizeof(struct mdt_post),
 	.rec_size = sizeof(struct mdt_rec),
 	.coll_size = sizeof(struct mdt_coll),
-	.nposts = MDT_NPOSTS,
+	.nbuckets = MDT_NBUCKETS,
+	.ways = MDT_WAYS,
 	.ninits = MDT_NINITS,
 	.ncolls = MDT_NCOLLS,
 	.any_source = MPI_ANY_SOURCE,
@@ -87,34 +95,17 @@ extern struct mdt_table md_track_self
 	__attribute__((alias("md_track_table"), visibility("hidden")));
 static struct mdt_table *const T = &md_track_self;
 
-/* Tickets come in blocks per thread: one atomic add per MDT_BLOCK calls
- * (a thread's records are in order; threads interleave by block). */
-#define TLS __thread __attribute__((tls_model("initial-exec")))
-static TLS uint64_t tl_next;
-static TLS uint64_t tl_end;
-
-static inline uint64_t post_ticket(void)
-{
-	if (__builtin_expect(tl_next == tl_end, 0)) {
-		tl_next = __atomic_fetch_add(&T->posts_head, MDT_BLOCK,
-					     __ATOMIC_RELAXED);
-		tl_end = tl_next + MDT_BLOCK;
-	}
-	return tl_next++;
-}
-
-/* Mark the slot unwritten, fill it, then stamp it (see mdtrack.h). */
+/* A ring record: mark it unwritten, fill it, then stamp it. */
 static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 			   uint64_t req, uint64_t comm, uint64_t dt,
-			   uint64_t op, int peer, int tag, int count,
-			   uint64_t ret)
+			   int peer, int tag, int count, uint64_t ret)
 {
 	/* No "unwritten" mark first: the ticket is taken, so the slot's old
 	 * stamp is already stale to the reader until this one lands. */
 	r->request = req;
 	r->comm = comm;
 	r->datatype = dt;
-	r->op = op;
+	r->op = 0;
 	r->ret = ret;
 	r->call = call;
 	r->peer = peer;
@@ -123,20 +114,46 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
 }
 
+/* A posts record: site 0 while the fields change (see mdtrack.h). */
+static inline void post_put(struct mdt_post *p, uint64_t req, uint64_t comm,
+			    int peer, int tag, uint64_t site)
+{
+	__atomic_store_n(&p->site, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p->request = req;
+	p->comm = comm;
+	p->peer = peer;
+	p->tag = tag;
+	__atomic_store_n(&p->site, site, __ATOMIC_RELEASE);
+}
+
+/* The second way gets the first way's record, overwriting the older
+ * one (a handle's first use, or its record was in the second way). */
+__attribute__((noinline)) static void post_push(struct mdt_post *b)
+{
+	uint64_t site = __atomic_load_n(&b[0].site, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&b[1].site, __ATOMIC_RELAXED) &&
+	    b[1].request != b[0].request)
+		__atomic_fetch_add(&T->posts_dropped, 1, __ATOMIC_RELAXED);
+	post_put(&b[1], b[0].request, b[0].comm, b[0].peer, b[0].tag, site);
+}
+
 static inline int peer_of(int p)
 {
 	return p == MPI_ANY_SOURCE ? MDT_ANY : p == MPI_PROC_NULL ? MDT_PROC_NULL
 		: p == MPI_ROOT ? MDT_ROOT : p;
 }
 
-static inline void post(int call, MPI_Request req, MPI_Comm comm,
-			MPI_Datatype dt, MPI_Op op, int peer, int tag,
-			int count, uint64_t ret)
+static inline void post(int call, uint64_t req, uint64_t comm, int peer,
+			int tag, uint64_t ret)
 {
-	uint64_t t = post_ticket();
+	struct mdt_post *b = T->posts[mdt_bucket(req)];
 
-	rec_put(&T->posts[t & (MDT_NPOSTS - 1)], t, call, H(req), H(comm),
-		H(dt), H(op), peer, tag, count, ret);
+	if (__builtin_expect(b[0].request != req, 0))
+		post_push(b);
+	post_put(&b[0], req, comm, peer, tag,
+		 mdt_site(req, comm, peer, tag, ret, call));
 }
 
 static inline void init(int call, MPI_Request req, MPI_Comm comm,
@@ -147,7 +164,7 @@ static inline void init(int call, MPI_Request req, MPI_Comm comm,
 	uint64_t t = __atomic_fetch_add(&T->inits_head, 1, __ATOMIC_RELAXED);
 
 	rec_put(&T->inits[t & (MDT_NINITS - 1)], t, call, H(req), H(comm),
-		H(dt), 0, peer, tag, count, ret);
+		H(dt), peer, tag, count, ret);
 }
 
 /* The colls slot of a communicator: its own, a free one, or, with all
@@ -211,12 +228,13 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 		int rc = PMPI(P##name)(buf, count, dt, dest, tag, comm,     \
 				       req);                                \
 		if (rc == MPI_SUCCESS)                                      \
-			fn(MDT_##name, *req, comm, dt,                      \
-			   ARGS_##fn(dest, tag, count, ret));               \
+			CALL_##fn(MDT_##name, *req, comm, dt, dest, tag,    \
+				  count, ret);                              \
 		return rc;                                                  \
 	}
-#define ARGS_post(peer, tag, count, ret) NOOP, peer, tag, count, ret
-#define ARGS_init(peer, tag, count, ret) peer, tag, count, ret
+#define CALL_post(call, req, comm, dt, peer, tag, count, ret)               \
+	post(call, H(req), H(comm), peer, tag, ret)
+#define CALL_init init
 
 P2P_SEND(MPI_Isend, post)
 P2P_SEND(MPI_Ibsend, post)
@@ -234,8 +252,7 @@ EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
 	int rc = PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
 
 	if (rc == MPI_SUCCESS)
-		post(MDT_MPI_Irecv, *req, comm, dt, NOOP, source, tag, count,
-		     ret);
+		post(MDT_MPI_Irecv, H(*req), H(comm), source, tag, ret);
 	return rc;
 }
 
@@ -259,8 +276,7 @@ EXPORT int MPI_Start(MPI_Request *req)
 	int rc = PMPI(PMPI_Start)(req);
 
 	if (rc == MPI_SUCCESS)
-		post(MDT_MPI_Start, r, (MPI_Comm)0, NODT, NOOP, MDT_NONE,
-		     MDT_NONE, 0, ret);
+		post(MDT_MPI_Start, H(r), 0, MDT_NONE, MDT_NONE, ret);
 	return rc;
 }
 
@@ -271,8 +287,8 @@ EXPORT int MPI_Startall(int count, MPI_Request reqs[])
 
 	if (rc == MPI_SUCCESS)
 		for (int i = 0; i < count; i++)
-			post(MDT_MPI_Startall, reqs[i], (MPI_Comm)0, NODT,
-			     NOOP, MDT_NONE, MDT_NONE, 0, ret);
+			post(MDT_MPI_Startall, H(reqs[i]), 0, MDT_NONE,
+			     MDT_NONE, ret);
 	return rc;
 }
 
@@ -400,14 +416,15 @@ EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rcnt,
 	return PMPI(PMPI_Reduce_scatter_block)(sb, rb, rcnt, dt, op, comm);
 }
 
-/* Nonblocking collectives: a collective record and a request record. */
+/* Nonblocking collectives: a collective record (all the arguments) and
+ * a request record (the call, communicator and root). */
 
 static inline void icoll(int call, MPI_Request req, MPI_Comm comm,
 			 MPI_Datatype dt, MPI_Op op, int root, int count,
 			 uint64_t ret)
 {
 	coll(call, comm, dt, op, root, count, ret);
-	post(call, req, comm, dt, op, root, MDT_NONE, count, ret);
+	post(call, H(req), H(comm), root, MDT_NONE, ret);
 }
 
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
