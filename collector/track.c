@@ -160,8 +160,8 @@ static int latest(const struct mdt_rec *ring, unsigned n, uint64_t head,
 	return best;
 }
 
-/* The posts record of request req (whole, its check byte right), or
- * NULL. */
+/* The posts record of request req (whole: site written, its check byte
+ * that of req), or NULL. */
 static const struct mdt_post *post_of(const struct mdt_table *tb,
 				      uint64_t req)
 {
@@ -171,9 +171,7 @@ static const struct mdt_post *post_of(const struct mdt_table *tb,
 		const struct mdt_post *p = &b[w];
 
 		if (p->request == req && p->site &&
-		    mdt_site(req, p->comm, p->peer, p->tag,
-			     MDT_SITE_RET(p->site),
-			     MDT_SITE_CALL(p->site)) == p->site)
+		    MDT_SITE_CHECK(p->site) == mdt_check(req))
 			return p;
 	}
 	return NULL;

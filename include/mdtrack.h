@@ -22,9 +22,9 @@
  *    latest posting whichever thread made it (records are not ordered
  *    by tickets, so a handle reused by another thread cannot be joined
  *    to an older posting).  A record is written site = 0 first, its
- *    fields, then site, which carries a check byte of the fields: a
- *    record torn by a stop or by two threads racing on one bucket reads
- *    as empty.
+ *    fields, then site, which carries a check byte of the request: a
+ *    record torn by a stop reads as empty, and so, mostly, does one torn
+ *    by two threads racing on one bucket.
  *  - inits: a ring of persistent request creations (MPI_Send_init, ...),
  *    kept apart so that a busy message loop does not push them out.
  *    Ring slot i holds the record with ticket t where t % n == i; its
@@ -101,40 +101,43 @@ struct mdt_post {
 	uint64_t comm;		/* MPI_Comm handle */
 	int32_t peer;		/* dest/source (local rank) or root, as passed */
 	int32_t tag;		/* as passed; MDT_NONE for collectives */
-	uint64_t site;		/* MDT_SITE(): written last, 0 while written */
+	uint64_t site;		/* mdt_site(): written last, 0 while written */
 };
 
 /*
  * site: the return address of the call (bits 0-47: user space addresses
- * on x86-64 and aarch64), the call (bits 48-55), and a check byte of
- * all the fields (bits 56-63).
+ * on x86-64 and aarch64), the call (bits 48-55), and a check byte of the
+ * request handle (bits 56-63): the 8 bits of mdt_hash() below those
+ * that pick the bucket, so two records of one bucket seldom share it.
+ * A site written for another request than the record's (two threads
+ * racing on one bucket) fails the check; the communicator, peer and tag
+ * of such a race are not checked.
  */
 #define MDT_RET_MASK ((1ULL << 48) - 1)
 #define MDT_SITE_RET(site) ((site) & MDT_RET_MASK)
 #define MDT_SITE_CALL(site) ((int)((site) >> 48 & 0xff))
+#define MDT_SITE_CHECK(site) ((site) >> 56)
 
-static inline uint64_t mdt_check(uint64_t req, uint64_t comm, int32_t peer,
-				 int32_t tag, uint64_t ret_call)
+static inline uint64_t mdt_hash(uint64_t req)
 {
-	uint64_t x = req ^ (comm << 1) ^ ret_call ^
-		     ((uint64_t)(uint32_t)peer << 32 | (uint32_t)tag);
-
-	return (x * 0x9e3779b97f4a7c15ULL) >> 56;
-}
-
-static inline uint64_t mdt_site(uint64_t req, uint64_t comm, int32_t peer,
-				int32_t tag, uint64_t ret, int call)
-{
-	uint64_t rc = (ret & MDT_RET_MASK) | (uint64_t)call << 48;
-
-	return rc | mdt_check(req, comm, peer, tag, rc) << 56;
+	return req * 0x9e3779b97f4a7c15ULL;
 }
 
 /* The bucket of a request handle. */
 static inline unsigned mdt_bucket(uint64_t req)
 {
-	return (unsigned)((req * 0x9e3779b97f4a7c15ULL) >>
-			  (64 - MDT_BUCKET_BITS));
+	return (unsigned)(mdt_hash(req) >> (64 - MDT_BUCKET_BITS));
+}
+
+static inline uint64_t mdt_check(uint64_t req)
+{
+	return mdt_hash(req) << MDT_BUCKET_BITS >> 56;
+}
+
+static inline uint64_t mdt_site(uint64_t req, uint64_t ret, int call)
+{
+	return (ret & MDT_RET_MASK) | (uint64_t)call << 48 |
+	       mdt_check(req) << 56;
 }
 
 /* A persistent request's creation (64 bytes). */

@@ -116,7 +116,7 @@ static void put_post(struct mdt_table *tb, int way, uint64_t req, int call,
 	struct mdt_post *p = &tb->posts[mdt_bucket(req)][way];
 
 	*p = (struct mdt_post){ req, comm, peer, tag,
-				mdt_site(req, comm, peer, tag, ret, call) };
+				mdt_site(req, ret, call) };
 }
 
 static void put_init(struct mdt_table *tb, uint64_t ticket, uint64_t req,
@@ -141,10 +141,12 @@ static bool ends_with(const char *s, const char *end)
 Test(track, site_word_keeps_return_address_and_call)
 {
 	uint64_t ret = 0x7fffdeadbeefULL;
-	uint64_t site = mdt_site(REQ_A, COMM, 3, 9, ret, MDT_MPI_Irecv);
+	uint64_t site = mdt_site(REQ_A, ret, MDT_MPI_Irecv);
 
 	cr_expect_eq(MDT_SITE_RET(site), ret);
 	cr_expect_eq(MDT_SITE_CALL(site), MDT_MPI_Irecv);
+	cr_expect_eq(MDT_SITE_CHECK(site), mdt_check(REQ_A));
+	cr_expect_neq(mdt_check(REQ_A), mdt_check(REQ_B));
 	cr_expect_neq(site, 0);
 	cr_expect_lt(mdt_bucket(REQ_A), MDT_NBUCKETS);
 	cr_expect_lt(mdt_bucket(~0ULL), MDT_NBUCKETS);
@@ -206,10 +208,10 @@ Test(track, post_being_written_or_torn_reads_as_absent)
 	/* Stopped between its fields: site still 0. */
 	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
 	f.tb->posts[mdt_bucket(REQ_A)][0].site = 0;
-	/* Two threads racing on one bucket: a tag from the other call. */
+	/* Two threads racing on one bucket: the site of the other call. */
 	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
 	p = &f.tb->posts[mdt_bucket(REQ_B)][0];
-	p->tag = 2;
+	p->site = mdt_site(REQ_B ^ 0x100000, f.site3, MDT_MPI_Isend);
 	fx_pending(&f, REQ_A);
 	fx_pending(&f, REQ_B);
 	cr_assert_eq(fx_read(&f), 0);
