@@ -56,8 +56,11 @@ TRACKLIB = $(if $(MPI_CFLAGS),$(BUILD)/lib/mpi-deadlock/libmdtrack.so)
 # jobs, when an MPICH mpicc is there: MPICH_CC, else the -g MPICH of
 # scripts/build-mpich.sh, else Debian's mpicc.mpich.
 MPICH_CC ?= $(firstword $(wildcard /var/cache/mpi-deadlock/mpich-4.0.2-g/bin/mpicc) $(shell command -v mpicc.mpich 2>/dev/null))
-MPICH_CFLAGS := $(if $(MPICH_CC),$(shell $(MPICH_CC) -compile-info 2>/dev/null | sed 's/^[^ ]* //'))
+# Its -I and -D flags only: the library is never linked against an MPI.
+MPICH_CFLAGS := $(if $(MPICH_CC),$(filter -I% -D%,$(shell $(MPICH_CC) -compile-info 2>/dev/null)))
 TRACKLIB_MPICH = $(if $(MPICH_CFLAGS),$(BUILD)/lib/mpi-deadlock/mpich/libmdtrack.so)
+# -mno-red-zone: track/mdtrack.c's x86-64 trampoline call.
+TRACK_CFLAGS = -O2 -g -fPIC -shared -fvisibility=hidden $(if $(filter x86_64,$(shell uname -m)),-mno-red-zone)
 LIBMD = $(BUILD)/libmd.a
 TESTBIN = $(BUILD)/md-tests
 
@@ -68,11 +71,11 @@ all: $(BIN) $(TRACKLIB) $(TRACKLIB_MPICH)
 
 $(BUILD)/lib/mpi-deadlock/libmdtrack.so: track/mdtrack.c include/mdtrack.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(WARN) $(TRACK_CFLAGS) -o $@ $< -ldl
 
 $(BUILD)/lib/mpi-deadlock/mpich/libmdtrack.so: track/mdtrack.c include/mdtrack.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(MPICH_CFLAGS) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+	$(CC) $(CPPFLAGS) $(MPICH_CFLAGS) $(WARN) $(TRACK_CFLAGS) -o $@ $< -ldl
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -73,7 +73,9 @@ EXPORT struct mdt_table md_track_table = {
 WEAK_LIST(WEAK)
 
 /* A PMPI entry point that was not there when the library was loaded. */
-__attribute__((noinline, cold)) static void *late(const char *name)
+__attribute__((noinline, cold, used, visibility("hidden"))) void *
+md_track_late(const char *name);
+void *md_track_late(const char *name)
 {
 	void *f = dlsym(RTLD_DEFAULT, name);
 
@@ -87,7 +89,65 @@ __attribute__((noinline, cold)) static void *late(const char *name)
 	return f;
 }
 
-#define PMPI(name) (name ? name : (__typeof__(&name))late(#name))
+#if defined(__x86_64__)
+/*
+ * A C call to md_track_late on the hot path, even never taken, makes the
+ * compiler keep every argument of the wrapper in saved registers across
+ * it.  This trampoline saves what the C calling convention lets a call
+ * change, so the asm call below clobbers only rax: the name comes in rax,
+ * the entry point goes out in it.  (Built with -mno-red-zone: the call
+ * writes below the stack pointer.)
+ */
+__asm__(".text\n"
+	".p2align 4\n"
+	".type md_track_late_x86, @function\n"
+	"md_track_late_x86:\n"
+	"	push %rdi\n	push %rsi\n	push %rdx\n	push %rcx\n"
+	"	push %r8\n	push %r9\n	push %r10\n	push %r11\n"
+	"	push %rbp\n	mov %rsp, %rbp\n	and $-16, %rsp\n"
+	"	sub $256, %rsp\n"
+	"	movdqa %xmm0, 0(%rsp)\n	movdqa %xmm1, 16(%rsp)\n"
+	"	movdqa %xmm2, 32(%rsp)\n	movdqa %xmm3, 48(%rsp)\n"
+	"	movdqa %xmm4, 64(%rsp)\n	movdqa %xmm5, 80(%rsp)\n"
+	"	movdqa %xmm6, 96(%rsp)\n	movdqa %xmm7, 112(%rsp)\n"
+	"	movdqa %xmm8, 128(%rsp)\n	movdqa %xmm9, 144(%rsp)\n"
+	"	movdqa %xmm10, 160(%rsp)\n	movdqa %xmm11, 176(%rsp)\n"
+	"	movdqa %xmm12, 192(%rsp)\n	movdqa %xmm13, 208(%rsp)\n"
+	"	movdqa %xmm14, 224(%rsp)\n	movdqa %xmm15, 240(%rsp)\n"
+	"	mov %rax, %rdi\n	call md_track_late\n"
+	"	movdqa 0(%rsp), %xmm0\n	movdqa 16(%rsp), %xmm1\n"
+	"	movdqa 32(%rsp), %xmm2\n	movdqa 48(%rsp), %xmm3\n"
+	"	movdqa 64(%rsp), %xmm4\n	movdqa 80(%rsp), %xmm5\n"
+	"	movdqa 96(%rsp), %xmm6\n	movdqa 112(%rsp), %xmm7\n"
+	"	movdqa 128(%rsp), %xmm8\n	movdqa 144(%rsp), %xmm9\n"
+	"	movdqa 160(%rsp), %xmm10\n	movdqa 176(%rsp), %xmm11\n"
+	"	movdqa 192(%rsp), %xmm12\n	movdqa 208(%rsp), %xmm13\n"
+	"	movdqa 224(%rsp), %xmm14\n	movdqa 240(%rsp), %xmm15\n"
+	"	mov %rbp, %rsp\n	pop %rbp\n"
+	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n"
+	"	pop %rcx\n	pop %rdx\n	pop %rsi\n	pop %rdi\n"
+	"	ret\n"
+	".size md_track_late_x86, .-md_track_late_x86\n");
+
+static inline void *pmpi_entry(void *f, const char *name)
+{
+	if (__builtin_expect(!f, 0)) {
+		f = (void *)name;
+		__asm__ volatile("call md_track_late_x86"
+				 : "+a"(f)
+				 :
+				 : "memory", "cc");
+	}
+	return f;
+}
+#else
+static inline void *pmpi_entry(void *f, const char *name)
+{
+	return f ? f : md_track_late(name);
+}
+#endif
+
+#define PMPI(name) ((__typeof__(&name))pmpi_entry((void *)name, #name))
 
 /* Inside the library the table is reached directly, not through the GOT
  * (md_track_table is exported, hence interposable). */
