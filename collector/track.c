@@ -14,6 +14,7 @@
 
 #include "md.h"
 #include "mdtrack.h"
+#include "mpicall.h"
 
 static const char *const call_names[MDT_NCALLS] = {
 	[MDT_CALL_NONE] = NULL,
@@ -238,16 +239,86 @@ static bool is_start(int call)
 	return call == MDT_MPI_Start || call == MDT_MPI_Startall;
 }
 
+static bool kind_is(int call, char kind)
+{
+	switch (call) {
+#define MDT_KIND(name, k)                                                   \
+	case MDT_##name:                                                    \
+		return k == kind;
+		MDT_CALLS(MDT_KIND)
+#undef MDT_KIND
+	}
+	return false;
+}
+
+/* Do a post's arguments say it is the pending operation op? */
+static bool args_match(const struct mdt_table *tb, const struct mdt_post *p,
+		       const struct snap_op *op)
+{
+	int call = MDT_SITE_CALL(p->site), peer = norm_peer(tb, p->peer);
+
+	if (!kind_is(call, op->kind == SNAP_OP_SEND ? 's' : 'r'))
+		return false;
+	if (op->peer_local < 0 ? peer != SNAP_TRACK_ANY
+			       : peer != op->peer_local)
+		return false;
+	return op->any_tag ? p->tag == tb->any_tag
+			   : p->tag != tb->any_tag && p->tag == op->tag;
+}
+
+/*
+ * The request of a pending operation the DLL gives none for (MPICH's
+ * gives no request): the one post whose call, peer and tag are the
+ * operation's, or 0 when none or several are (a handle is in one record
+ * only, and a loop's recycled handle keeps one).  Only for a rank that
+ * waits on requests (MPI_Wait*, MPI_Test*): in a blocking receive or a
+ * collective, a pending operation may be the call's own (a collective's
+ * internal messages have small tags too) and an old post with the same
+ * arguments is not its posting.  Communicators are not compared (an
+ * MPICH handle does not name the DLL's communicator).
+ */
+static uint64_t request_by_args(const struct mdt_table *tb,
+				const struct snap_rank *r,
+				const struct snap_op *op)
+{
+	enum md_call_class cls = r->mpi_call ? md_call_class(r->mpi_call)
+					     : MD_CALL_NONBLOCKING;
+	uint64_t found = 0;
+
+	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
+	    (cls != MD_CALL_WAIT && cls != MD_CALL_WAITALL &&
+	     cls != MD_CALL_WAITANY && cls != MD_CALL_POLL))
+		return 0;
+	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
+		for (int w = 0; w < MDT_WAYS; w++) {
+			const struct mdt_post *p = &tb->posts[i][w];
+
+			if (!p->request || post_of(tb, p->request) != p ||
+			    !args_match(tb, p, op))
+				continue;
+			if (found)
+				return 0;
+			found = p->request;
+		}
+	return found;
+}
+
 /* Each pending request's posting (and a start's creation), once. */
 static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 		     struct snap_rank *r, int *cap)
 {
 	for (int i = 0; i < r->nops; i++) {
-		uint64_t req = r->ops[i].request;
+		struct snap_op *op = &r->ops[i];
 		const struct mdt_post *p;
+		uint64_t req;
 		int q, dup = 0;
 
-		if (!req || r->ops[i].kind == SNAP_OP_UNEXPECTED)
+		if (op->kind == SNAP_OP_UNEXPECTED)
+			continue;
+		if (!op->request && op->status == SNAP_ST_PENDING)
+			op->request = request_by_args(tb, r, op);
+		req = op->request;
+		if (!req)
 			continue;
 		for (int k = 0; k < r->ntrack; k++)
 			dup |= r->track[k].request == req;
@@ -255,7 +326,7 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 			continue;
 		p = post_of(tb, req);
 		if (p)
-			add_post(x, tb, r, cap, p, &r->ops[i]);
+			add_post(x, tb, r, cap, p, op);
 		if (p && !is_start(MDT_SITE_CALL(p->site)))
 			continue;
 		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);

@@ -367,3 +367,78 @@ Test(track, rank_without_the_library_stays_untracked)
 	es_view_free(empty);
 	fx_fini(&f);
 }
+
+/* MPICH's DLL gives no request: a pending receive with its arguments. */
+static struct snap_op *fx_pending_args(struct fx *f, enum snap_op_kind kind,
+				       int peer, int tag)
+{
+	struct snap_op *op = &f->ops[f->r.nops++];
+
+	op->kind = kind;
+	op->status = SNAP_ST_PENDING;
+	op->peer_local = peer;
+	op->tag = tag;
+	op->any_tag = tag < 0;
+	return op;
+}
+
+Test(track, operation_without_request_is_joined_to_the_one_post_of_its_arguments)
+{
+	struct fx f;
+	struct snap_op *recv, *send;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Issend, COMM, 1, 1, f.site3);
+	recv = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	send = fx_pending_args(&f, SNAP_OP_SEND, 1, 1);
+	f.r.mpi_call = "MPI_Waitall";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(recv->request, REQ_A);
+	cr_expect_eq(send->request, REQ_B);
+	cr_assert_eq(f.r.ntrack, 2);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Irecv");
+	cr_expect_eq(f.r.track[0].line, 2);
+	cr_expect_str_eq(f.r.track[1].call, "MPI_Issend");
+	fx_fini(&f);
+}
+
+Test(track, operation_without_request_stays_unjoined_when_posts_are_ambiguous)
+{
+	struct fx f;
+	struct snap_op *a, *b, *c;
+
+	fx_init(&f);
+	/* Two receives from rank 1 with tag 1 (two handles). */
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, COMM, 1, 1, f.site3);
+	/* Any source and any tag are not a given source or tag. */
+	put_post(f.tb, 0, REQ_A ^ 0x40, MDT_MPI_Irecv, COMM, -1, -1,
+		 f.site2);
+	a = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	b = fx_pending_args(&f, SNAP_OP_RECV, 2, -1);
+	c = fx_pending_args(&f, SNAP_OP_RECV, -1, -1);
+	f.r.mpi_call = "MPI_Wait";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(a->request, 0);
+	cr_expect_eq(b->request, 0);
+	cr_expect_eq(c->request, REQ_A ^ 0x40);
+	cr_expect_eq(f.r.ntrack, 1);
+	fx_fini(&f);
+}
+
+Test(track, operation_of_a_blocking_receive_is_not_joined_by_arguments)
+{
+	struct fx f;
+	struct snap_op *op;
+
+	fx_init(&f);
+	/* An old MPI_Irecv with the arguments of the MPI_Recv now pending. */
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	op = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	f.r.mpi_call = "MPI_Recv";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(op->request, 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+}
