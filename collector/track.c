@@ -113,7 +113,20 @@ static void site(const struct trk_ctx *x, uint64_t ret,
 		t->func = snap_str(x->s, t->func);
 }
 
-static void fill(const struct trk_ctx *x, const struct snap_rank *r,
+/* The predefined communicators by their handles in the table (MPICH's
+ * constants), else by Open MPI's symbols. */
+static const char *comm_name(const struct trk_ctx *x,
+			     const struct mdt_table *tb, uint64_t h)
+{
+	if (h && h == tb->comm_world)
+		return "MPI_COMM_WORLD";
+	if (h && h == tb->comm_self)
+		return "MPI_COMM_SELF";
+	return handle_name(x->view, h, comm_names, "");
+}
+
+static void fill(const struct trk_ctx *x, const struct mdt_table *tb,
+		 const struct snap_rank *r,
 		 enum snap_track_kind kind, int call, uint64_t seq,
 		 uint64_t req, uint64_t comm, int peer, int tag, int count,
 		 uint64_t dt, uint64_t op, uint64_t ret,
@@ -125,7 +138,7 @@ static void fill(const struct trk_ctx *x, const struct snap_rank *r,
 	t->seq = seq;
 	t->request = req;
 	t->comm_handle = comm;
-	t->comm_name = handle_name(x->view, comm, comm_names, "");
+	t->comm_name = comm_name(x, tb, comm);
 	t->comm = comm ? comm_index(x, r, comm) : -1;
 	t->peer = peer;
 	t->tag = tag;
@@ -210,7 +223,7 @@ static int tag_of(const struct mdt_table *tb, int tag)
 static void add_init(const struct trk_ctx *x, const struct mdt_table *tb,
 		     struct snap_rank *r, int *cap, const struct mdt_rec *m)
 {
-	fill(x, r, SNAP_TRACK_INIT, m->call, m->stamp, m->request, m->comm,
+	fill(x, tb, r, SNAP_TRACK_INIT, m->call, m->stamp, m->request, m->comm,
 	     peer_or_none(tb, m->peer), tag_of(tb, m->tag), m->count,
 	     m->datatype, 0, m->ret, add(r, cap));
 }
@@ -225,7 +238,7 @@ static void add_post(const struct trk_ctx *x, const struct mdt_table *tb,
 {
 	struct snap_track_rec *t = add(r, cap);
 
-	fill(x, r, SNAP_TRACK_POST, MDT_SITE_CALL(p->site), 0, p->request,
+	fill(x, tb, r, SNAP_TRACK_POST, MDT_SITE_CALL(p->site), 0, p->request,
 	     p->comm, peer_or_none(tb, p->peer), tag_of(tb, p->tag), 0, 0, 0,
 	     MDT_SITE_RET(p->site), t);
 	if (p->tag != MDT_NONE && op->datatype) {
@@ -345,7 +358,7 @@ static void add_colls(const struct trk_ctx *x, const struct mdt_table *tb,
 		if (!c->comm || !c->stamp || c->stamp > tb->colls_head)
 			continue;
 		t = add(r, cap);
-		fill(x, r, SNAP_TRACK_COLL, c->call, c->stamp, 0, c->comm,
+		fill(x, tb, r, SNAP_TRACK_COLL, c->call, c->stamp, 0, c->comm,
 		     c->root, SNAP_TRACK_NONE, c->count, c->datatype, c->op,
 		     c->ret, t);
 		t->ncalls = c->ncalls;

@@ -185,7 +185,11 @@ struct __attribute__((aligned(64))) mdt_table {
 	uint64_t inits_head;	/* tickets taken */
 	uint64_t posts_dropped;	/* records of another request overwritten */
 	uint64_t coll_dropped;	/* collectives that found no colls slot */
-	uint64_t pad1[5];
+	/* MPI_COMM_WORLD's and MPI_COMM_SELF's handles when they are
+	 * integer constants (MPICH), else 0 (Open MPI's are the addresses
+	 * of its symbols, named by those). */
+	uint64_t comm_world, comm_self;
+	uint64_t pad1[3];
 	uint64_t colls_head;
 	uint64_t pad2[7];
 	/* At byte 192: one bucket per cache line. */

@@ -170,6 +170,7 @@ Test(track, pending_request_is_joined_to_the_call_that_posted_it)
 	cr_expect_str_eq(t->call, "MPI_Irecv");
 	cr_expect_eq(t->request, REQ_A);
 	cr_expect_eq(t->comm_handle, COMM);
+	cr_expect_null(t->comm_name);
 	cr_expect_eq(t->peer, 0);
 	cr_expect_eq(t->tag, 1);
 	cr_expect_eq(t->ret, f.site2);
@@ -424,6 +425,24 @@ Test(track, operation_without_request_stays_unjoined_when_posts_are_ambiguous)
 	cr_expect_eq(b->request, 0);
 	cr_expect_eq(c->request, REQ_A ^ 0x40);
 	cr_expect_eq(f.r.ntrack, 1);
+	fx_fini(&f);
+}
+
+Test(track, predefined_communicators_are_named_by_the_handles_in_the_table)
+{
+	struct fx f;
+
+	fx_init(&f);
+	f.tb->comm_world = 0x44000000;
+	f.tb->comm_self = 0x44000001;
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, 0x44000000, 1, 1, f.site2);
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, 0x44000001, 0, 1, f.site2);
+	fx_pending(&f, REQ_A);
+	fx_pending(&f, REQ_B);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	cr_expect_str_eq(f.r.track[0].comm_name, "MPI_COMM_WORLD");
+	cr_expect_str_eq(f.r.track[1].comm_name, "MPI_COMM_SELF");
 	fx_fini(&f);
 }
 

@@ -49,6 +49,10 @@ EXPORT struct mdt_table md_track_table = {
 	.any_tag = MPI_ANY_TAG,
 	.proc_null = MPI_PROC_NULL,
 	.root = MPI_ROOT,
+#if defined(MPICH_VERSION)
+	.comm_world = H(MPI_COMM_WORLD),
+	.comm_self = H(MPI_COMM_SELF),
+#endif
 };
 
 /* Declared weak so that loading needs no libmpi (see the top). */
