@@ -102,7 +102,7 @@ void *md_track_late(const char *name)
  * the entry point goes out in it.  (Built with -mno-red-zone: the call
  * writes below the stack pointer.)
  */
-__asm__(".text\n"
+__asm__(".pushsection .text\n"
 	".p2align 4\n"
 	".type md_track_late_x86, @function\n"
 	"md_track_late_x86:\n"
@@ -131,7 +131,8 @@ __asm__(".text\n"
 	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n"
 	"	pop %rcx\n	pop %rdx\n	pop %rsi\n	pop %rdi\n"
 	"	ret\n"
-	".size md_track_late_x86, .-md_track_late_x86\n");
+	".size md_track_late_x86, .-md_track_late_x86\n"
+	".popsection\n");
 
 static inline void *pmpi_entry(void *f, const char *name)
 {
