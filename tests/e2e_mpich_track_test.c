@@ -1,8 +1,10 @@
 /*
  * e2e_mpich_track_test.c - libmdtrack.so under a real MPICH job (the -g
  * MPICH of scripts/build-mpich.sh, Hydra's mpiexec): `run -- mpiexec`
- * passes the build against MPICH's mpi.h with -genv, the ranks load it
- * and run as without it, and the snapshot holds their tables.
+ * passes the build against MPICH's mpi.h with -genv, the ranks load it,
+ * the snapshot holds their tables, and the report names the MPI_Irecv
+ * that rank 0 waits for (joined by its arguments: MPICH's DLL gives no
+ * request).
  *
  * The job: rank 0 posts an MPI_Irecv for tag 1 and waits for it, rank 1
  * sends tag 2 and waits for tag 3; each rank writes its pid to
@@ -120,6 +122,20 @@ Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
 		  "report does not say MPICH:\n%s", out);
 	cr_expect(err && !strstr(err, "libmdtrack.so for MPICH not found"),
 		  "%s", err);
+	{
+		const char *at = strstr(irecv_src, "MPI_Irecv(");
+		int line = 1;
+		char *want;
+
+		for (const char *p = irecv_src; p < at; p++)
+			line += *p == '\n';
+		want = xasprintf("rank 0 waits in MPI_Wait at %s:%d for the "
+				 "MPI_Irecv posted at %s:%d, tag 1 from rank 1",
+				 src, line + 1, src, line);
+		cr_expect(out && strstr(out, want), "no line \"%s\":\n%s",
+			  want, out);
+		free(want);
+	}
 	/* Both ranks had the library: a table read in each. */
 	cr_assert_not_null(snap);
 	{
