@@ -155,7 +155,7 @@ $(BUILD)/benchanalyze: $(BUILD)/tools/benchanalyze.o $(LIBMD)
 $(BUILD)/benchmerge: $(BUILD)/tools/benchmerge.o $(LIBMD)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(BIN)
+bench: $(BIN) $(TRACKLIB)
 	@scripts/bench.sh $(BUILD)
 
 # 1,024 partial snapshots of 1,024 ranks merged (also part of make bench).
