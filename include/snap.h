@@ -137,7 +137,9 @@ struct snap_op {
 	int actual_global;
 	int actual_tag;
 	uint64_t actual_length;
-	uint64_t request;	/* the MPI request's address, 0 if unknown */
+	uint64_t request;	/* the MPI request's address (Open MPI's DLL), or its
+				 * handle found in libmdtrack.so's table by
+				 * call, peer and tag; 0 if unknown */
 	/* The DLL said "complete" but the request was still being waited on
 	 * (Open MPI's one-byte read of req_complete): status corrected. */
 	bool status_corrected;
