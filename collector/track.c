@@ -264,25 +264,38 @@ static bool kind_is(int call, char kind)
 	return false;
 }
 
-/* Do a post's arguments say it is the pending operation op? */
-static bool args_match(const struct mdt_table *tb, const struct mdt_post *p,
-		       const struct snap_op *op)
+/* Do a call's arguments (peer and tag as passed) say it is the pending
+ * operation op? */
+static bool args_match(const struct mdt_table *tb, int call, int32_t peer,
+		       int32_t tag, const struct snap_op *op)
 {
-	int call = MDT_SITE_CALL(p->site), peer = norm_peer(tb, p->peer);
+	int np = norm_peer(tb, peer);
 
 	if (!kind_is(call, op->kind == SNAP_OP_SEND ? 's' : 'r'))
 		return false;
-	if (op->peer_local < 0 ? peer != SNAP_TRACK_ANY
-			       : peer != op->peer_local)
+	if (op->peer_local < 0 ? np != SNAP_TRACK_ANY : np != op->peer_local)
 		return false;
-	return op->any_tag ? p->tag == tb->any_tag
-			   : p->tag != tb->any_tag && p->tag == op->tag;
+	return op->any_tag ? tag == tb->any_tag
+			   : tag != tb->any_tag && tag == op->tag;
+}
+
+/* Is the persistent request of inits[i] started (its post an MPI_Start
+ * or MPI_Startall) and inits[i] its latest creation? */
+static bool started_init(const struct mdt_table *tb, unsigned i)
+{
+	const struct mdt_rec *c = &tb->inits[i];
+	const struct mdt_post *p = post_of(tb, c->request);
+
+	return c->request && p && is_start(MDT_SITE_CALL(p->site)) &&
+	       latest(tb->inits, MDT_NINITS, tb->inits_head, c->request) ==
+		       (int)i;
 }
 
 /*
  * The request of a pending operation the DLL gives none for (MPICH's
- * gives no request): the one post whose call, peer and tag are the
- * operation's, or 0 when none or several are (a handle is in one record
+ * gives no request): the one post, or started persistent request (its
+ * MPI_Start post and its creation's arguments), whose call, peer and tag
+ * are the operation's, or 0 when none or several are (a handle is in one record
  * only, and a loop's recycled handle keeps one).  Only for a rank that
  * waits on requests (MPI_Wait*, MPI_Test*): in a blocking receive or a
  * collective, a pending operation may be the call's own (a collective's
@@ -307,12 +320,24 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 			const struct mdt_post *p = &tb->posts[i][w];
 
 			if (!p->request || post_of(tb, p->request) != p ||
-			    !args_match(tb, p, op))
+			    !args_match(tb, MDT_SITE_CALL(p->site), p->peer,
+					p->tag, op))
 				continue;
 			if (found)
 				return 0;
 			found = p->request;
 		}
+	/* A started persistent request: its arguments are its creation's. */
+	for (unsigned i = 0; i < MDT_NINITS && i < tb->inits_head; i++) {
+		const struct mdt_rec *c = &tb->inits[i];
+
+		if (!started_init(tb, i) ||
+		    !args_match(tb, c->call, c->peer, c->tag, op))
+			continue;
+		if (found && found != c->request)
+			return 0;
+		found = c->request;
+	}
 	return found;
 }
 

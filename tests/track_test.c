@@ -461,3 +461,28 @@ Test(track, operation_of_a_blocking_receive_is_not_joined_by_arguments)
 	cr_expect_eq(f.r.ntrack, 0);
 	fx_fini(&f);
 }
+
+/* MPICH's DLL gives no request: a started persistent request is found
+ * by its creation's arguments (its post is the argument-less MPI_Start),
+ * and a creation that was never started is not it. */
+Test(track, operation_without_request_is_joined_to_the_started_persistent_request)
+{
+	struct fx f;
+	struct snap_op *recv;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
+		 f.site3);
+	put_init(f.tb, 0, REQ_A, MDT_MPI_Recv_init, 0, 5, f.site2);
+	/* The same arguments, never started: not pending. */
+	put_init(f.tb, 1, REQ_B, MDT_MPI_Recv_init, 0, 5, f.site2);
+	recv = fx_pending_args(&f, SNAP_OP_RECV, 0, 5);
+	f.r.mpi_call = "MPI_Wait";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(recv->request, REQ_A);
+	cr_assert_eq(f.r.ntrack, 2);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Start");
+	cr_expect_str_eq(f.r.track[1].call, "MPI_Recv_init");
+	cr_expect_eq(f.r.track[1].line, 2);
+	fx_fini(&f);
+}

@@ -166,6 +166,30 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 		return u->rank >= 0 && u->rank < s->np && u->from >= 0 &&
 		       u->from < s->np ? 0 : -MD_E_INPUT;
 	}
+	if (!strcmp(f[0], "unseen") && n >= 4) {
+		bool *set = xcalloc((size_t)s->np, sizeof(bool));
+		const char *why = rest;
+		int ret = mf_parse_ranks(f[2], s->np, set);
+
+		for (int k = 0; k < 2; k++) {
+			why += strcspn(why, " \t");
+			why += strspn(why, " \t");
+		}
+		for (int r = 0; r < s->np && !ret; r++) {
+			struct mf_stuck *u;
+
+			if (!set[r])
+				continue;
+			s->unseen = xrealloc(s->unseen, (size_t)(s->nunseen +
+					     1) * sizeof(*u));
+			u = &s->unseen[s->nunseen++];
+			*u = (struct mf_stuck){ .setup = xstrdup(f[1]),
+						.rank = r,
+						.call = xstrdup(why) };
+		}
+		free(set);
+		return ret;
+	}
 	if (!strcmp(f[0], "notfor") && n >= 3) {
 		const char *why = rest + strcspn(rest, " \t");
 
@@ -270,6 +294,11 @@ static void free_sample(struct mf_sample *s)
 	}
 	for (int i = 0; i < s->ndisagree; i++)
 		free(s->disagree[i]);
+	for (int i = 0; i < s->nunseen; i++) {
+		free(s->unseen[i].setup);
+		free(s->unseen[i].call);
+	}
+	free(s->unseen);
 	for (int i = 0; i < s->nnotfor; i++) {
 		free(s->notfor_setup[i]);
 		free(s->notfor_reason[i]);

@@ -46,6 +46,10 @@ struct mf_sample {
 	char **disagree;
 	int nunmatched;
 	struct mf_unmatched *unmatched;
+	/* "unseen SETUP RANKS REASON": on SETUP those ranks' pending
+	 * operations are invisible (no "posted" check for them there). */
+	int nunseen;
+	struct mf_stuck *unseen;	/* setup and rank; call = REASON */
 	/* "notfor SETUP REASON": not run on that setup (e.g. mpich), and
 	 * why (its behaviour is another MPI's). */
 	int nnotfor;
