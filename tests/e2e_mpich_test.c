@@ -78,10 +78,6 @@ static void setup_job(struct e2e *e)
 	if (access(MPICH_G "/.mpi-deadlock-built", F_OK))
 		cr_skip_test("no -g MPICH in " MPICH_G
 			     " (scripts/build-mpich.sh)");
-	/* As e2e_mpich (e2e_test.c): opt in until it has passed here. */
-	if (!getenv("MD_E2E_MPICH"))
-		cr_skip_test("e2e_mpich_in: not yet run against a finished MPICH "
-			     "build; MD_E2E_MPICH=1 runs it (tests/expected-skips)");
 	build_ring(e, MPICH_G "/bin/mpicc");
 }
 

@@ -82,11 +82,6 @@ Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
 	if (access(MPICH_G "/.mpi-deadlock-built", F_OK))
 		cr_skip_test("no -g MPICH in " MPICH_G
 			     " (scripts/build-mpich.sh)");
-	/* As e2e_mpich (e2e_test.c): opt in until it has passed here. */
-	if (!getenv("MD_E2E_MPICH"))
-		cr_skip_test("e2e_mpich_track: not yet run against a finished "
-			     "MPICH build; MD_E2E_MPICH=1 runs it "
-			     "(tests/expected-skips)");
 	cr_assert_eq(access(lib, R_OK), 0,
 		     "%s is not built (make, with the -g MPICH there)", lib);
 	dir = mj_tmpdir("mpich-track");

@@ -533,17 +533,10 @@ static void run_sample(const char *setup, const char *name)
 	yajl_val rep;
 	int ret, code;
 	bool hydra = !strcmp(setup, "mpich");
-
-	cur_setup = setup;
 	const char *notfor;
 
+	cur_setup = setup;
 	cr_assert_not_null(s, "sample %s is not in the manifest", name);
-	/* Written before a finished MPICH build was there to run it
-	 * against (the build takes ~10 min on a quiet machine, hours on a
-	 * loaded one): opt in until it has passed here. */
-	if (hydra && !getenv("MD_E2E_MPICH"))
-		cr_skip_test("e2e_mpich: not yet run against a finished MPICH "
-			     "build; MD_E2E_MPICH=1 runs it (tests/expected-skips)");
 	notfor = mf_notfor(s, setup);
 	if (notfor)
 		cr_skip_test("%s on %s: %s (samples/manifest)", name, setup,
