@@ -79,9 +79,11 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 		fputs("neighbour collective on ", out);
 		put_comm(r, ev->comm, out);
 	} else {
+		/* Without an operation the peer is not known, not "any". */
 		fprintf(out, "%s%s%s", op && anl_op_internal(op) ?
 			"internal " : "", anl_edge_kind_name(ev->kind),
-			ev->any_source ? " from any source" : "");
+			!ev->any_source ? "" : op ? " from any source" :
+			" from a source not known (no operation visible)");
 		if (op && op->any_tag)
 			fputs(", any tag", out);
 		else if (op)
