@@ -295,6 +295,7 @@ static void read_all(struct col *c, int look)
 			continue;
 		progress(c, "reading", i + 1, s->nranks);
 		rc = col_read_rank(&cr, &fresh);
+		tgt_forget(cr.t);	/* its pages: read once, no longer needed */
 		if (rc == -MD_E_GONE) {
 			snap_rank_free_data(&fresh);
 			mark(c, i, SNAP_RANK_GONE, "exited during collection");

@@ -145,6 +145,14 @@ void tgt_free(struct tgt *t);
 int tgt_read(struct tgt *t, uint64_t addr, void *buf, size_t len);
 
 /*
+ * While every thread of t is stopped, tgt_read reads whole pages once
+ * and answers later reads from them (the memory cannot change); they are
+ * dropped at tgt_detach, or by tgt_forget when the caller is done with
+ * the process for now (their memory: a few dozen pages per process).
+ */
+void tgt_forget(struct tgt *t);
+
+/*
  * Read a NUL-terminated string of at most max-1 bytes at addr into a new
  * heap string (*out, the caller's).  Returns as tgt_read(); a string
  * without NUL within max bytes is cut.
