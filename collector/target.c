@@ -220,6 +220,11 @@ const char *tgt_exe(struct tgt *t)
 	return t->exe;
 }
 
+int tgt_auxv(struct tgt *t, uint64_t type, uint64_t *val)
+{
+	return t->ops->auxv ? t->ops->auxv(t, type, val) : -MD_E_NOSYM;
+}
+
 int tgt_regs(struct tgt *t, int tid, struct tgt_regs *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -76,6 +76,9 @@ struct tgt_ops {
 	int (*open_other)(struct tgt *t, int pid, struct tgt **out);
 	/* Detach if attached; must be idempotent. */
 	void (*detach)(struct tgt *t);
+	/* Optional (NULL: none): the value of an auxiliary vector entry
+	 * (AT_BASE, ...); -MD_E_NOSYM when absent. */
+	int (*auxv)(struct tgt *t, uint64_t type, uint64_t *val);
 	/* Free the implementation's data (after detach). */
 	void (*release)(struct tgt *t);
 };
@@ -172,6 +175,13 @@ const char *tgt_maps_text(struct tgt *t);
  * Returns 0 or a negated code (reported; -MD_E_GONE quietly).
  */
 int tgt_threads(struct tgt *t, const int **tids, int *n);
+
+/*
+ * The value of entry type (AT_BASE: where ld.so is loaded) of the
+ * process's auxiliary vector.  Returns 0, or quietly -MD_E_NOSYM (no
+ * such entry, or a target that has no vector) or the /proc error.
+ */
+int tgt_auxv(struct tgt *t, uint64_t type, uint64_t *val);
 
 /* readlink /proc/PID/exe; borrowed until tgt_free, NULL if unknown. */
 const char *tgt_exe(struct tgt *t);
