@@ -314,15 +314,51 @@ static int index_elf(struct es_image *img, Elf *elf, const char *path)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			read_symtab(img, elf, scn, &sh);
+			img->syms_pending = true;
 		else if (sh.sh_type == SHT_DYNAMIC)
 			read_dynamic(img, elf, scn, &sh);
 	}
-	if (img->naddrs)
-		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
 	read_eh_frame_hdr(img, elf);
 	img->eh.gp = img->pltgot;
 	return 0;
+}
+
+/*
+ * The symbol tables, indexed when a symbol is first asked for.  A
+ * starter maps ~80 objects (mpirun's plugins), a rank ~60, and the
+ * lookups of a collection touch a few of them: hashing every symbol of
+ * every mapped file was most of the time spent finding the ranks.  The
+ * file is opened again by path (the cache keys images by stat identity,
+ * so it is the file indexed at open); one that cannot be read now has no
+ * symbols.
+ */
+static void load_syms(const struct es_image *cimg)
+{
+	/* A fill behind the read-only interface: the image is the
+	 * cache's, and one thread uses a cache. */
+	struct es_image *img = (struct es_image *)cimg;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	if (!img->syms_pending)
+		return;
+	img->syms_pending = false;
+	fd = open(img->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			read_symtab(img, elf, scn, &sh);
+	}
+	if (img->naddrs)
+		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
+	elf_end(elf);
+	close(fd);
 }
 
 int es_image_open(const char *path, struct es_image **out)
@@ -384,6 +420,7 @@ const char *es_image_path(const struct es_image *img)
 
 unsigned es_image_nsyms(const struct es_image *img)
 {
+	load_syms(img);
 	return img->nnames;
 }
 
@@ -405,6 +442,7 @@ int es_lookup_full(const struct es_image *img, const char *name,
 {
 	struct es_name *e;
 
+	load_syms(img);
 	HASH_FIND_STR(img->names, name, e);
 	if (!e)
 		return -MD_E_NOSYM;
@@ -425,9 +463,12 @@ int es_lookup(const struct es_image *img, const char *name, uint64_t *value)
 int es_addr_to_name(const struct es_image *img, uint64_t addr,
 		    const char **name, uint64_t *offset)
 {
-	size_t lo = 0, hi = img->naddrs;
+	size_t lo, hi;
 	const struct es_addr *a;
 
+	load_syms(img);
+	lo = 0;
+	hi = img->naddrs;
 	/* Last symbol with value <= addr; the sort puts the preferred name
 	 * first among equal values, so step back to it. */
 	while (lo < hi) {
