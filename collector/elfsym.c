@@ -103,19 +103,34 @@ static void add_addr(struct es_image *img, const GElf_Sym *s, const char *name,
 	a->local = local;
 }
 
-static void add_sym(struct es_image *img, const GElf_Sym *s, const char *name)
+/* Memory the image owns until es_image_free: string tables, names. */
+static void *own(struct es_image *img, void *block)
+{
+	img->blocks = xrealloc(img->blocks,
+			       (img->nblocks + 1) * sizeof(*img->blocks));
+	img->blocks[img->nblocks++] = block;
+	return block;
+}
+
+/* name points into a string table the image owns; e is a free entry of
+ * the image's pool, used only when the name is new. */
+static bool add_sym(struct es_image *img, const GElf_Sym *s, const char *name,
+		    struct es_name *fresh)
 {
 	struct es_name *e;
 	enum es_kind kind;
-	bool local = GELF_ST_BIND(s->st_info) == STB_LOCAL;
+	bool local = GELF_ST_BIND(s->st_info) == STB_LOCAL, used = false;
+	size_t len;
 
 	if (!sym_wanted(s, &kind))
-		return;
-	HASH_FIND_STR(img->names, name, e);
+		return false;
+	len = strlen(name);
+	HASH_FIND(hh, img->names, name, len, e);
 	if (!e) {
-		e = xcalloc(1, sizeof(*e));
-		e->name = xstrdup(name);
-		HASH_ADD_KEYPTR(hh, img->names, e->name, strlen(e->name), e);
+		e = fresh;
+		used = true;
+		e->name = (char *)name;
+		HASH_ADD_KEYPTR(hh, img->names, e->name, len, e);
 		img->nnames++;
 	} else if (!(e->local && !local)) {
 		/* The same symbol from .symtab and .dynsym, or a second
@@ -131,26 +146,39 @@ static void add_sym(struct es_image *img, const GElf_Sym *s, const char *name)
 addr:
 	if (kind == ES_FUNC)
 		add_addr(img, s, e->name, local);
+	return used;
 }
 
+/* Each table's strings are copied once, whole: the names point into the
+ * copy (a copy of each name was most of the cost of indexing). */
 static void read_symtab(struct es_image *img, Elf *elf, Elf_Scn *scn,
 			const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
+	Elf_Scn *strscn = elf_getscn(elf, sh->sh_link);
+	Elf_Data *strs = strscn ? elf_getdata(strscn, NULL) : NULL;
+	struct es_name *pool;
+	const char *str;
+	size_t i, n, used = 0;
 
-	if (!data || sh->sh_entsize == 0)
+	if (!data || sh->sh_entsize == 0 || !strs || !strs->d_buf ||
+	    strs->d_size == 0)
 		return;
 	n = sh->sh_size / sh->sh_entsize;
+	str = own(img, xmalloc(strs->d_size + 1));
+	memcpy((char *)str, strs->d_buf, strs->d_size);
+	((char *)str)[strs->d_size] = '\0';
+	pool = own(img, xcalloc(n ? n : 1, sizeof(*pool)));
 	for (i = 1; i < n; i++) {
 		GElf_Sym s;
-		const char *name;
 
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (name && *name)
-			add_sym(img, &s, name);
+		if (s.st_name == 0 || s.st_name >= strs->d_size ||
+		    !str[s.st_name])
+			continue;
+		if (add_sym(img, &s, str + s.st_name, &pool[used]))
+			used++;
 	}
 }
 
@@ -314,51 +342,15 @@ static int index_elf(struct es_image *img, Elf *elf, const char *path)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			img->syms_pending = true;
+			read_symtab(img, elf, scn, &sh);
 		else if (sh.sh_type == SHT_DYNAMIC)
 			read_dynamic(img, elf, scn, &sh);
 	}
+	if (img->naddrs)
+		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
 	read_eh_frame_hdr(img, elf);
 	img->eh.gp = img->pltgot;
 	return 0;
-}
-
-/*
- * The symbol tables, indexed when a symbol is first asked for.  A
- * starter maps ~80 objects (mpirun's plugins), a rank ~60, and the
- * lookups of a collection touch a few of them: hashing every symbol of
- * every mapped file was most of the time spent finding the ranks.  The
- * file is opened again by path (the cache keys images by stat identity,
- * so it is the file indexed at open); one that cannot be read now has no
- * symbols.
- */
-static void load_syms(const struct es_image *cimg)
-{
-	/* A fill behind the read-only interface: the image is the
-	 * cache's, and one thread uses a cache. */
-	struct es_image *img = (struct es_image *)cimg;
-	Elf_Scn *scn = NULL;
-	Elf *elf;
-	int fd;
-
-	if (!img->syms_pending)
-		return;
-	img->syms_pending = false;
-	fd = open(img->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			read_symtab(img, elf, scn, &sh);
-	}
-	if (img->naddrs)
-		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
-	elf_end(elf);
-	close(fd);
 }
 
 int es_image_open(const char *path, struct es_image **out)
@@ -395,15 +387,12 @@ int es_image_open(const char *path, struct es_image **out)
 
 void es_image_free(struct es_image *img)
 {
-	struct es_name *e, *tmp;
-
 	if (!img)
 		return;
-	HASH_ITER(hh, img->names, e, tmp) {
-		HASH_DEL(img->names, e);
-		free(e->name);
-		free(e);
-	}
+	HASH_CLEAR(hh, img->names);
+	while (img->nblocks)
+		free(img->blocks[--img->nblocks]);
+	free(img->blocks);
 	while (img->nneeded)
 		free(img->needed[--img->nneeded]);
 	free(img->needed);
@@ -420,7 +409,6 @@ const char *es_image_path(const struct es_image *img)
 
 unsigned es_image_nsyms(const struct es_image *img)
 {
-	load_syms(img);
 	return img->nnames;
 }
 
@@ -442,7 +430,6 @@ int es_lookup_full(const struct es_image *img, const char *name,
 {
 	struct es_name *e;
 
-	load_syms(img);
 	HASH_FIND_STR(img->names, name, e);
 	if (!e)
 		return -MD_E_NOSYM;
@@ -463,12 +450,9 @@ int es_lookup(const struct es_image *img, const char *name, uint64_t *value)
 int es_addr_to_name(const struct es_image *img, uint64_t addr,
 		    const char **name, uint64_t *offset)
 {
-	size_t lo, hi;
+	size_t lo = 0, hi = img->naddrs;
 	const struct es_addr *a;
 
-	load_syms(img);
-	lo = 0;
-	hi = img->naddrs;
 	/* Last symbol with value <= addr; the sort puts the preferred name
 	 * first among equal values, so step back to it. */
 	while (lo < hi) {
