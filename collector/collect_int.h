@@ -60,6 +60,7 @@ struct col {
 	 * 1 learnt (r_debug at AT_BASE + rdebug_off), -1 maps only. */
 	int links;
 	uint64_t rdebug_off;
+	bool prepared;		/* col_prepare done (first look) */
 };
 
 /* A rank while it is stopped. */
