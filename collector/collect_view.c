@@ -130,7 +130,7 @@ int col_rank_view(struct col_rank *cr)
 	rc = es_view_from_maps(c->syms, maps, tgt_exe(cr->t), &cr->view);
 	if (rc < 0)
 		return rc;
-	if (c->links == 0 && !getenv("MD_NO_LINKS"))
+	if (c->links == 0 && !c->o->no_links)
 		c->links = learn(cr) == 0 ? 1 : -1;
 	return 0;
 }
