@@ -52,17 +52,30 @@ BIN = $(BUILD)/mpi-deadlock
 MPICC ?= mpicc
 MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -compile-info 2>/dev/null | sed 's/^[^ ]* //')
 TRACKLIB = $(if $(MPI_CFLAGS),$(BUILD)/lib/mpi-deadlock/libmdtrack.so)
+# A second build against MPICH's mpi.h (integer handles) for Hydra's
+# jobs, when an MPICH mpicc is there: MPICH_CC, else the -g MPICH of
+# scripts/build-mpich.sh, else Debian's mpicc.mpich.
+MPICH_CC ?= $(firstword $(wildcard /var/cache/mpi-deadlock/mpich-4.0.2-g/bin/mpicc) $(shell command -v mpicc.mpich 2>/dev/null))
+# Its -I and -D flags only: the library is never linked against an MPI.
+MPICH_CFLAGS := $(if $(MPICH_CC),$(filter -I% -D%,$(shell $(MPICH_CC) -compile-info 2>/dev/null)))
+TRACKLIB_MPICH = $(if $(MPICH_CFLAGS),$(BUILD)/lib/mpi-deadlock/mpich/libmdtrack.so)
+# -mno-red-zone: track/mdtrack.c's x86-64 trampoline call.
+TRACK_CFLAGS = -O2 -g -fPIC -shared -fvisibility=hidden $(if $(filter x86_64,$(shell uname -m)),-mno-red-zone)
 LIBMD = $(BUILD)/libmd.a
 TESTBIN = $(BUILD)/md-tests
 
 .PHONY: all test unit e2e asan valgrind bench bench-merge bench-accuracy fuzz install clean samples types
 
-all: $(BIN) $(TRACKLIB)
+all: $(BIN) $(TRACKLIB) $(TRACKLIB_MPICH)
 
 
 $(BUILD)/lib/mpi-deadlock/libmdtrack.so: track/mdtrack.c include/mdtrack.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(WARN) $(TRACK_CFLAGS) -o $@ $< -ldl
+
+$(BUILD)/lib/mpi-deadlock/mpich/libmdtrack.so: track/mdtrack.c include/mdtrack.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(MPICH_CFLAGS) $(WARN) $(TRACK_CFLAGS) -o $@ $< -ldl
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -119,13 +132,13 @@ samples: $(BIN)
 # closing line is Criterion's "Synthesis" with the skips counted.
 RUNTESTS = scripts/run-tests.sh $(abspath $(BUILD))
 
-test: $(BIN) $(TRACKLIB) $(TESTBIN) samples
+test: $(BIN) $(TRACKLIB) $(TRACKLIB_MPICH) $(TESTBIN) samples
 	$(RUNTESTS) $(TESTFLAGS)
 
-unit: $(BIN) $(TRACKLIB) $(TESTBIN)
+unit: $(BIN) $(TRACKLIB) $(TRACKLIB_MPICH) $(TESTBIN)
 	$(RUNTESTS) --filter '!(e2e*)/*' $(TESTFLAGS)
 
-e2e: $(BIN) $(TRACKLIB) $(TESTBIN) samples
+e2e: $(BIN) $(TRACKLIB) $(TRACKLIB_MPICH) $(TESTBIN) samples
 	$(RUNTESTS) --filter 'e2e*/*' $(TESTFLAGS)
 
 asan:
@@ -142,7 +155,7 @@ $(BUILD)/benchanalyze: $(BUILD)/tools/benchanalyze.o $(LIBMD)
 $(BUILD)/benchmerge: $(BUILD)/tools/benchmerge.o $(LIBMD)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(BIN)
+bench: $(BIN) $(TRACKLIB)
 	@scripts/bench.sh $(BUILD)
 
 # 1,024 partial snapshots of 1,024 ranks merged (also part of make bench).
@@ -156,10 +169,11 @@ bench-accuracy: $(BIN)
 fuzz:
 	@scripts/fuzz.sh
 
-install: $(BIN) $(TRACKLIB)
+install: $(BIN) $(TRACKLIB) $(TRACKLIB_MPICH) $(TRACKLIB_MPICH)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mpi-deadlock
 	$(if $(TRACKLIB),install -d $(DESTDIR)$(PREFIX)/lib/mpi-deadlock && install -m 755 $(TRACKLIB) $(DESTDIR)$(PREFIX)/lib/mpi-deadlock/libmdtrack.so)
+	$(if $(TRACKLIB_MPICH),install -d $(DESTDIR)$(PREFIX)/lib/mpi-deadlock/mpich && install -m 755 $(TRACKLIB_MPICH) $(DESTDIR)$(PREFIX)/lib/mpi-deadlock/mpich/libmdtrack.so)
 	install -m 755 scripts/gstack $(DESTDIR)$(PREFIX)/libexec/mpi-deadlock/gstack
 	install -m 644 doc/mpi-deadlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/mpi-deadlock.1
 

@@ -243,6 +243,28 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 	return rc;
 }
 
+/*
+ * The library's count of completed requests, where it keeps one that a
+ * symbol names (MPICH ch3, nemesis and sock: an int, hidden, in .symtab).
+ * Open MPI needs none: ob1's queues show its internal requests.
+ */
+static void read_completions(struct col_rank *cr, struct snap_rank *r)
+{
+	static const char *const syms[] = {
+		"MPIDI_CH3I_progress_completion_count",
+	};
+	uint64_t addr;
+	uint32_t v;
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(*syms); i++)
+		if (es_proc_lookup(cr->view, syms[i], &addr) == 0 &&
+		    tgt_read(cr->t, addr, &v, sizeof(v)) == 0) {
+			r->has_completions = true;
+			r->completions = v;
+			return;
+		}
+}
+
 int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 {
 	struct col *c = cr->c;
@@ -258,6 +280,8 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 	rc = read_queues(cr, r);
 	t0 = md_now_ns();
 	c->st.queues_ns += t0 - t1;
+	if (rc == 0)
+		read_completions(cr, r);
 	if (rc == 0) {
 		col_phase(c, COL_PHASE_STACKS, cr->rank);
 		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);

@@ -101,6 +101,11 @@ enum lk_same lk_compare(const struct snap_rank *old,
 	 * call, site and (without ob1's queues) no operation each time. */
 	if (!same_ops(old, cur) || last_coll(old) != last_coll(cur))
 		return LK_CHANGED;
+	/* Requests completed in between: it moved (a collective whose
+	 * internal requests the queues do not show, repeated at one site). */
+	if (old->has_completions && cur->has_completions &&
+	    old->completions != cur->completions)
+		return LK_CHANGED;
 	if (same_str(old->mpi_call, cur->mpi_call) &&
 	    same_str(old->call_file, cur->call_file) &&
 	    old->call_line == cur->call_line)

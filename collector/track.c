@@ -1,16 +1,20 @@
 /*
  * track.c - read libmdtrack.so's table from a stopped rank.  The rank
- * is stopped, so the table does not move under us; a slot that a thread
- * was writing when it stopped has stamp 0 and is skipped.
+ * is stopped, so the table does not move under us; a record that a
+ * thread was writing when it stopped reads as empty (posts: site 0 or a
+ * check byte that does not match; inits and colls: a stale stamp or 0)
+ * and is skipped.
  */
 #include "track.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "md.h"
 #include "mdtrack.h"
+#include "mpicall.h"
 
 static const char *const call_names[MDT_NCALLS] = {
 	[MDT_CALL_NONE] = NULL,
@@ -109,7 +113,20 @@ static void site(const struct trk_ctx *x, uint64_t ret,
 		t->func = snap_str(x->s, t->func);
 }
 
-static void fill(const struct trk_ctx *x, const struct snap_rank *r,
+/* The predefined communicators by their handles in the table (MPICH's
+ * constants), else by Open MPI's symbols. */
+static const char *comm_name(const struct trk_ctx *x,
+			     const struct mdt_table *tb, uint64_t h)
+{
+	if (h && h == tb->comm_world)
+		return "MPI_COMM_WORLD";
+	if (h && h == tb->comm_self)
+		return "MPI_COMM_SELF";
+	return handle_name(x->view, h, comm_names, "");
+}
+
+static void fill(const struct trk_ctx *x, const struct mdt_table *tb,
+		 const struct snap_rank *r,
 		 enum snap_track_kind kind, int call, uint64_t seq,
 		 uint64_t req, uint64_t comm, int peer, int tag, int count,
 		 uint64_t dt, uint64_t op, uint64_t ret,
@@ -121,7 +138,7 @@ static void fill(const struct trk_ctx *x, const struct snap_rank *r,
 	t->seq = seq;
 	t->request = req;
 	t->comm_handle = comm;
-	t->comm_name = handle_name(x->view, comm, comm_names, "");
+	t->comm_name = comm_name(x, tb, comm);
 	t->comm = comm ? comm_index(x, r, comm) : -1;
 	t->peer = peer;
 	t->tag = tag;
@@ -157,6 +174,23 @@ static int latest(const struct mdt_rec *ring, unsigned n, uint64_t head,
 	return best;
 }
 
+/* The posts record of request req (whole: site written, its check byte
+ * that of req), or NULL. */
+static const struct mdt_post *post_of(const struct mdt_table *tb,
+				      uint64_t req)
+{
+	const struct mdt_post *b = tb->posts[mdt_bucket(req)];
+
+	for (int w = 0; w < MDT_WAYS; w++) {
+		const struct mdt_post *p = &b[w];
+
+		if (p->request == req && p->site &&
+		    MDT_SITE_CHECK(p->site) == mdt_check(req))
+			return p;
+	}
+	return NULL;
+}
+
 static struct snap_track_rec *add(struct snap_rank *r, int *cap)
 {
 	if (r->ntrack == *cap) {
@@ -174,16 +208,112 @@ static int norm_peer(const struct mdt_table *tb, int p)
 	       : p == tb->root ? SNAP_TRACK_ROOT : p;
 }
 
-static void add_rec(const struct trk_ctx *x, const struct mdt_table *tb,
-		    struct snap_rank *r, int *cap, enum snap_track_kind kind,
-		    const struct mdt_rec *m)
+/* A call's peer or root as passed, or MDT_NONE. */
+static int peer_or_none(const struct mdt_table *tb, int p)
 {
-	bool coll = m->tag == MDT_NONE;	/* a nonblocking collective */
+	return p == MDT_NONE ? SNAP_TRACK_NONE : norm_peer(tb, p);
+}
 
-	fill(x, r, kind, m->call, m->stamp, m->request, m->comm,
-	     m->peer == MDT_NONE ? MDT_NONE : norm_peer(tb, m->peer),
-	     coll ? MDT_NONE : m->tag == tb->any_tag ? SNAP_TRACK_ANY : m->tag,
-	     m->count, m->datatype, coll ? m->op : 0, m->ret, add(r, cap));
+static int tag_of(const struct mdt_table *tb, int tag)
+{
+	return tag == MDT_NONE ? SNAP_TRACK_NONE
+	       : tag == tb->any_tag ? SNAP_TRACK_ANY : tag;
+}
+
+static void add_init(const struct trk_ctx *x, const struct mdt_table *tb,
+		     struct snap_rank *r, int *cap, const struct mdt_rec *m)
+{
+	fill(x, tb, r, SNAP_TRACK_INIT, m->call, m->stamp, m->request, m->comm,
+	     peer_or_none(tb, m->peer), tag_of(tb, m->tag), m->count,
+	     m->datatype, 0, m->ret, add(r, cap));
+}
+
+/* A post keeps no count, datatype or operation (a nonblocking
+ * collective's are in its colls record): a point-to-point post takes the
+ * count and datatype name of its pending operation, read from the
+ * request as passed.  One post per request: seq 0. */
+static void add_post(const struct trk_ctx *x, const struct mdt_table *tb,
+		     struct snap_rank *r, int *cap, const struct mdt_post *p,
+		     const struct snap_op *op)
+{
+	struct snap_track_rec *t = add(r, cap);
+
+	fill(x, tb, r, SNAP_TRACK_POST, MDT_SITE_CALL(p->site), 0, p->request,
+	     p->comm, peer_or_none(tb, p->peer), tag_of(tb, p->tag), 0, 0, 0,
+	     MDT_SITE_RET(p->site), t);
+	if (p->tag != MDT_NONE && op->datatype) {
+		t->count = op->count > INT_MAX ? INT_MAX : (int)op->count;
+		t->datatype_name = op->datatype;
+	}
+}
+
+static bool is_start(int call)
+{
+	return call == MDT_MPI_Start || call == MDT_MPI_Startall;
+}
+
+static bool kind_is(int call, char kind)
+{
+	switch (call) {
+#define MDT_KIND(name, k)                                                   \
+	case MDT_##name:                                                    \
+		return k == kind;
+		MDT_CALLS(MDT_KIND)
+#undef MDT_KIND
+	}
+	return false;
+}
+
+/* Do a post's arguments say it is the pending operation op? */
+static bool args_match(const struct mdt_table *tb, const struct mdt_post *p,
+		       const struct snap_op *op)
+{
+	int call = MDT_SITE_CALL(p->site), peer = norm_peer(tb, p->peer);
+
+	if (!kind_is(call, op->kind == SNAP_OP_SEND ? 's' : 'r'))
+		return false;
+	if (op->peer_local < 0 ? peer != SNAP_TRACK_ANY
+			       : peer != op->peer_local)
+		return false;
+	return op->any_tag ? p->tag == tb->any_tag
+			   : p->tag != tb->any_tag && p->tag == op->tag;
+}
+
+/*
+ * The request of a pending operation the DLL gives none for (MPICH's
+ * gives no request): the one post whose call, peer and tag are the
+ * operation's, or 0 when none or several are (a handle is in one record
+ * only, and a loop's recycled handle keeps one).  Only for a rank that
+ * waits on requests (MPI_Wait*, MPI_Test*): in a blocking receive or a
+ * collective, a pending operation may be the call's own (a collective's
+ * internal messages have small tags too) and an old post with the same
+ * arguments is not its posting.  Communicators are not compared (an
+ * MPICH handle does not name the DLL's communicator).
+ */
+static uint64_t request_by_args(const struct mdt_table *tb,
+				const struct snap_rank *r,
+				const struct snap_op *op)
+{
+	enum md_call_class cls = r->mpi_call ? md_call_class(r->mpi_call)
+					     : MD_CALL_NONBLOCKING;
+	uint64_t found = 0;
+
+	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
+	    (cls != MD_CALL_WAIT && cls != MD_CALL_WAITALL &&
+	     cls != MD_CALL_WAITANY && cls != MD_CALL_POLL))
+		return 0;
+	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
+		for (int w = 0; w < MDT_WAYS; w++) {
+			const struct mdt_post *p = &tb->posts[i][w];
+
+			if (!p->request || post_of(tb, p->request) != p ||
+			    !args_match(tb, p, op))
+				continue;
+			if (found)
+				return 0;
+			found = p->request;
+		}
+	return found;
 }
 
 /* Each pending request's posting (and a start's creation), once. */
@@ -191,24 +321,30 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 		     struct snap_rank *r, int *cap)
 {
 	for (int i = 0; i < r->nops; i++) {
-		uint64_t req = r->ops[i].request;
-		int p, q, dup = 0;
+		struct snap_op *op = &r->ops[i];
+		const struct mdt_post *p;
+		uint64_t req;
+		int q, dup = 0;
 
-		if (!req || r->ops[i].kind == SNAP_OP_UNEXPECTED)
+		if (op->kind == SNAP_OP_UNEXPECTED)
+			continue;
+		if (!op->request && op->status == SNAP_ST_PENDING)
+			op->request = request_by_args(tb, r, op);
+		req = op->request;
+		if (!req)
 			continue;
 		for (int k = 0; k < r->ntrack; k++)
 			dup |= r->track[k].request == req;
 		if (dup)
 			continue;
-		p = latest(tb->posts, MDT_NPOSTS, tb->posts_head, req);
-		if (p >= 0)
-			add_rec(x, tb, r, cap, SNAP_TRACK_POST, &tb->posts[p]);
-		if (p >= 0 && tb->posts[p].call != MDT_MPI_Start &&
-		    tb->posts[p].call != MDT_MPI_Startall)
+		p = post_of(tb, req);
+		if (p)
+			add_post(x, tb, r, cap, p, op);
+		if (p && !is_start(MDT_SITE_CALL(p->site)))
 			continue;
 		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);
 		if (q >= 0)
-			add_rec(x, tb, r, cap, SNAP_TRACK_INIT, &tb->inits[q]);
+			add_init(x, tb, r, cap, &tb->inits[q]);
 	}
 }
 
@@ -222,7 +358,7 @@ static void add_colls(const struct trk_ctx *x, const struct mdt_table *tb,
 		if (!c->comm || !c->stamp || c->stamp > tb->colls_head)
 			continue;
 		t = add(r, cap);
-		fill(x, r, SNAP_TRACK_COLL, c->call, c->stamp, 0, c->comm,
+		fill(x, tb, r, SNAP_TRACK_COLL, c->call, c->stamp, 0, c->comm,
 		     c->root, SNAP_TRACK_NONE, c->count, c->datatype, c->op,
 		     c->ret, t);
 		t->ncalls = c->ncalls;
@@ -244,10 +380,12 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 		return rc == -MD_E_GONE ? rc : 0;
 	}
 	if (tb->magic != MDT_MAGIC || tb->version != MDT_VERSION ||
-	    tb->size != sizeof(*tb) || tb->rec_size != sizeof(tb->posts[0]) ||
+	    tb->size != sizeof(*tb) ||
+	    tb->post_size != sizeof(tb->posts[0][0]) ||
+	    tb->rec_size != sizeof(tb->inits[0]) ||
 	    tb->coll_size != sizeof(tb->colls[0]) ||
-	    tb->nposts != MDT_NPOSTS || tb->ninits != MDT_NINITS ||
-	    tb->ncolls != MDT_NCOLLS) {
+	    tb->nbuckets != MDT_NBUCKETS || tb->ways != MDT_WAYS ||
+	    tb->ninits != MDT_NINITS || tb->ncolls != MDT_NCOLLS) {
 		if (!*x->noted)
 			snap_note(x->s, "rank %d: libmdtrack.so table of version %u "
 				  "(this mpi-deadlock reads version %d): not "
@@ -259,8 +397,7 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 		return 0;
 	}
 	r->tracked = true;
-	r->track_dropped = (tb->posts_head > MDT_NPOSTS
-				    ? tb->posts_head - MDT_NPOSTS : 0) +
+	r->track_dropped = tb->posts_dropped +
 			   (tb->inits_head > MDT_NINITS
 				    ? tb->inits_head - MDT_NINITS : 0) +
 			   tb->coll_dropped;

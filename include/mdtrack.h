@@ -10,19 +10,35 @@
  * MDT_VERSION.
  *
  * Three parts:
- *  - posts: a ring of the calls that created or started a request
- *    (nonblocking point-to-point and collectives, MPI_Start/Startall),
+ *  - posts: per request handle, the last call that created or started
+ *    it (nonblocking point-to-point and collectives, MPI_Start/Startall):
+ *    a hash table of MDT_NBUCKETS buckets (mdt_bucket() of the handle),
+ *    each one cache line of MDT_WAYS 32-byte records, the latest first.
+ *    A handle's new record replaces its old one in place; a handle not
+ *    in its bucket goes first and pushes the other record to the second
+ *    way, overwriting the older one (counted in posts_dropped when it
+ *    held a record).  MPI libraries recycle request objects, so a loop
+ *    writes the same few cache lines; and the record a handle has is its
+ *    latest posting whichever thread made it (records are not ordered
+ *    by tickets, so a handle reused by another thread cannot be joined
+ *    to an older posting).  A record is written site = 0 first, its
+ *    fields, then site, which carries a check byte of the request: a
+ *    record torn by a stop reads as empty, and so, mostly, does one torn
+ *    by two threads racing on one bucket.
  *  - inits: a ring of persistent request creations (MPI_Send_init, ...),
- *    kept apart so that a busy message loop does not push them out,
- *  - colls: per communicator handle, the last collective call.
- * A ring slot i holds the record with ticket t where t % n == i; its
- * stamp is t + 1, written last.  A ticket is taken (head advanced)
- * before its slot is written, so a slot being written still shows the
- * stamp of an earlier turn, which the reader sees as stale (stamp <=
- * head - n).  Threads take tickets in blocks of MDT_BLOCK: a thread's
- * records are in order, records of different threads in block order.
- * A colls slot is updated in place: stamp 0 while it is written.
- * The rings overwrite the oldest entry: head - n records were dropped.
+ *    kept apart so that a busy message loop does not push them out.
+ *    Ring slot i holds the record with ticket t where t % n == i; its
+ *    stamp is t + 1, written last.  A ticket is taken (head advanced,
+ *    one atomic add per record) before its slot is written, so a slot
+ *    being written still shows the stamp of an earlier turn, which the
+ *    reader sees as stale (stamp <= head - n).  The ring overwrites the
+ *    oldest entry: head - n records were dropped.
+ *  - colls: per communicator handle, the last collective call (the
+ *    details of a nonblocking collective are there too; its posts record
+ *    names the call, communicator and root).  A colls slot is updated in
+ *    place: stamp 0 while it is written.
+ * Handles are kept as their value: a pointer (Open MPI), or a 32-bit
+ * integer handle (MPICH) zero-extended.
  */
 #ifndef MD_MDTRACK_H
 #define MD_MDTRACK_H
@@ -31,13 +47,14 @@
 
 #define MDT_SYMBOL "md_track_table"
 #define MDT_MAGIC 0x316b636172746d64ULL	/* "mdtrack1" little-endian */
-#define MDT_VERSION 1
+#define MDT_VERSION 2
 
-#define MDT_NPOSTS 4096	/* powers of two */
+#define MDT_NBUCKETS 2048	/* powers of two */
+#define MDT_BUCKET_BITS 11	/* log2(MDT_NBUCKETS) */
+#define MDT_WAYS 2	/* records per bucket: one cache line */
 #define MDT_NINITS 1024
 #define MDT_NCOLLS 256
 #define MDT_PROBE 8	/* colls slots searched from a handle's hash */
-#define MDT_BLOCK 64	/* posts tickets a thread takes at once */
 
 /* The MPI library's special values, made portable (the same numbers as
  * SNAP_TRACK_* in snap.h). */
@@ -78,18 +95,63 @@ enum mdt_call {
 	MDT_NCALLS
 };
 
-/* One call that created or started a request (64 bytes). */
+/* The last call that created or started a request (32 bytes). */
+struct mdt_post {
+	uint64_t request;	/* the MPI_Request handle's value, 0 = none */
+	uint64_t comm;		/* MPI_Comm handle */
+	int32_t peer;		/* dest/source (local rank) or root, as passed */
+	int32_t tag;		/* as passed; MDT_NONE for collectives */
+	uint64_t site;		/* mdt_site(): written last, 0 while written */
+};
+
+/*
+ * site: the return address of the call (bits 0-47: user space addresses
+ * on x86-64 and aarch64), the call (bits 48-55), and a check byte of the
+ * request handle (bits 56-63): the 8 bits of mdt_hash() below those
+ * that pick the bucket, so two records of one bucket seldom share it.
+ * A site written for another request than the record's (two threads
+ * racing on one bucket) fails the check; the communicator, peer and tag
+ * of such a race are not checked.
+ */
+#define MDT_RET_MASK ((1ULL << 48) - 1)
+#define MDT_SITE_RET(site) ((site) & MDT_RET_MASK)
+#define MDT_SITE_CALL(site) ((int)((site) >> 48 & 0xff))
+#define MDT_SITE_CHECK(site) ((site) >> 56)
+
+static inline uint64_t mdt_hash(uint64_t req)
+{
+	return req * 0x9e3779b97f4a7c15ULL;
+}
+
+/* The bucket of a request handle. */
+static inline unsigned mdt_bucket(uint64_t req)
+{
+	return (unsigned)(mdt_hash(req) >> (64 - MDT_BUCKET_BITS));
+}
+
+static inline uint64_t mdt_check(uint64_t req)
+{
+	return mdt_hash(req) << MDT_BUCKET_BITS >> 56;
+}
+
+static inline uint64_t mdt_site(uint64_t req, uint64_t ret, int call)
+{
+	return (ret & MDT_RET_MASK) | (uint64_t)call << 48 |
+	       mdt_check(req) << 56;
+}
+
+/* A persistent request's creation (64 bytes). */
 struct mdt_rec {
 	uint64_t stamp;		/* ticket + 1; 0 while written or never */
 	uint64_t request;	/* the MPI_Request handle's value */
 	uint64_t comm;		/* MPI_Comm handle */
-	uint64_t datatype;	/* MPI_Datatype handle (send type) */
-	uint64_t op;		/* MPI_Op handle, 0 if none */
+	uint64_t datatype;	/* MPI_Datatype handle */
+	uint64_t op;		/* 0 */
 	uint64_t ret;		/* return address of the call */
 	int32_t call;		/* enum mdt_call */
-	int32_t peer;		/* dest/source (local rank), root, MDT_NONE */
-	int32_t tag;		/* MDT_NONE for collectives */
-	int32_t count;		/* count (send count for collectives) */
+	int32_t peer;		/* dest/source (local rank), as passed */
+	int32_t tag;		/* as passed */
+	int32_t count;
 };
 
 /* The last collective call on one communicator (64 bytes). */
@@ -110,30 +172,39 @@ struct __attribute__((aligned(64))) mdt_table {
 	uint64_t magic;		/* MDT_MAGIC */
 	uint32_t version;	/* MDT_VERSION */
 	uint32_t size;		/* sizeof(struct mdt_table) */
+	uint32_t post_size;	/* sizeof(struct mdt_post) */
 	uint32_t rec_size;	/* sizeof(struct mdt_rec) */
 	uint32_t coll_size;	/* sizeof(struct mdt_coll) */
-	uint32_t nposts, ninits, ncolls;
-	uint32_t pad0;
-	uint64_t coll_dropped;	/* collectives that found no colls slot */
+	uint32_t nbuckets, ways, ninits, ncolls;
 	/* The MPI library's special values: posts and inits hold peer and
 	 * tag as passed (no work on the hot path), colls MDT_* values. */
 	int32_t any_source, any_tag, proc_null, root;
-	/* Counters on their own cache lines: written by every call. */
-	uint64_t posts_head;	/* tickets taken */
-	uint64_t pad2[7];
-	uint64_t inits_head;
-	uint64_t pad3[7];
+	uint32_t pad0;
+	/* Counters off the first line; colls_head, written by every
+	 * collective, on a line of its own. */
+	uint64_t inits_head;	/* tickets taken */
+	uint64_t posts_dropped;	/* records of another request overwritten */
+	uint64_t coll_dropped;	/* collectives that found no colls slot */
+	/* MPI_COMM_WORLD's and MPI_COMM_SELF's handles when they are
+	 * integer constants (MPICH), else 0 (Open MPI's are the addresses
+	 * of its symbols, named by those). */
+	uint64_t comm_world, comm_self;
+	uint64_t pad1[3];
 	uint64_t colls_head;
-	uint64_t pad4[7];
-	/* At byte 256: every record on a cache line of its own. */
-	struct mdt_rec posts[MDT_NPOSTS];
+	uint64_t pad2[7];
+	/* At byte 192: one bucket per cache line. */
+	struct mdt_post posts[MDT_NBUCKETS][MDT_WAYS];
 	struct mdt_rec inits[MDT_NINITS];
 	struct mdt_coll colls[MDT_NCOLLS];
 };
 
+_Static_assert(sizeof(struct mdt_post) * MDT_WAYS == 64,
+	       "a posts bucket is one cache line");
 _Static_assert(sizeof(struct mdt_rec) == 64, "mdt_rec is one cache line");
 _Static_assert(sizeof(struct mdt_coll) == 64, "mdt_coll is one cache line");
-_Static_assert(__builtin_offsetof(struct mdt_table, posts) == 256,
-	       "records start on a cache line");
+_Static_assert(__builtin_offsetof(struct mdt_table, inits_head) == 64 &&
+		       __builtin_offsetof(struct mdt_table, posts) == 192,
+	       "counters and buckets start on cache lines");
+_Static_assert(MDT_NBUCKETS == 1 << MDT_BUCKET_BITS, "MDT_BUCKET_BITS");
 
 #endif /* MD_MDTRACK_H */

@@ -137,7 +137,9 @@ struct snap_op {
 	int actual_global;
 	int actual_tag;
 	uint64_t actual_length;
-	uint64_t request;	/* the MPI request's address, 0 if unknown */
+	uint64_t request;	/* the MPI request's address (Open MPI's DLL), or its
+				 * handle found in libmdtrack.so's table by
+				 * call, peer and tag; 0 if unknown */
 	/* The DLL said "complete" but the request was still being waited on
 	 * (Open MPI's one-byte read of req_complete): status corrected. */
 	bool status_corrected;
@@ -233,6 +235,14 @@ struct snap_rank {
 
 	int nops;
 	struct snap_op *ops;
+
+	/* The MPI library's own count of completed requests (MPICH ch3:
+	 * MPIDI_CH3I_progress_completion_count), read in every look: when
+	 * it changed, the rank moved, though its call and (hidden)
+	 * operations look the same.  has_completions false: not read.  The
+	 * collector judges progress with it; it is not written. */
+	bool has_completions;
+	uint64_t completions;
 
 	int nthreads;
 	struct snap_thread *threads;

@@ -197,15 +197,21 @@ static int run_timed_out(const struct cli *c, int job,
 /* Start the job, with the interposition library unless --no-track. */
 static int run_start(const struct cli *c, int *job)
 {
-	char *lib = c->no_track ? NULL : rt_library(), *preload = NULL;
+	char *lib = c->no_track ? NULL : rt_library(c->job_argv[0]);
+	char *preload = NULL;
 	char **argv;
 	int rc;
 
 	if (!lib) {
 		if (!c->no_track && !c->quiet)
-			md_warn("libmdtrack.so not found (set MD_TRACK_LIB): "
-				"the report will not name where requests "
-				"were posted");
+			md_warn("%s", rt_launcher_of(c->job_argv[0]) == RT_HYDRA
+				? "libmdtrack.so for MPICH not found (build "
+				  "with MPICH's mpicc: make MPICH_CC=..., or "
+				  "set MD_TRACK_LIB_MPICH): the report will "
+				  "not name where requests were posted"
+				: "libmdtrack.so not found (set MD_TRACK_LIB): "
+				  "the report will not name where requests "
+				  "were posted");
 		return run_spawn(c->job_argv, NULL, job);
 	}
 	argv = rt_job_argv(c->job_argv, lib, &preload);

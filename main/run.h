@@ -34,12 +34,15 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop);
 int run_proc_stat(int pid, int *ppid, unsigned long long *start);
 
 /*
- * The interposition library (runtrack.c).  rt_library: its path
- * (MD_TRACK_LIB, else lib/mpi-deadlock/libmdtrack.so under the
- * installation prefix or beside the binary), malloc'ed, or NULL when it
- * is not there.
+ * The interposition library (runtrack.c) for a job started by the
+ * command cmd: its path, malloc'ed, or NULL when it is not there.
+ * MPICH's Hydra gets the build against MPICH's mpi.h
+ * (MD_TRACK_LIB_MPICH, else lib/mpi-deadlock/mpich/libmdtrack.so under
+ * the installation prefix or beside the binary), any other command the
+ * build against Open MPI's (MD_TRACK_LIB, else
+ * lib/mpi-deadlock/libmdtrack.so).
  */
-char *rt_library(void);
+char *rt_library(const char *cmd);
 
 enum rt_launcher {
 	RT_OTHER,	/* not a launcher we know: a wrapper command */

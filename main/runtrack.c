@@ -6,7 +6,8 @@
  * Open MPI 4.1: `mpirun -x LD_PRELOAD=...` inserted after the launcher's
  * name.  Not OMPI_MCA_mca_base_env_list: mpirun refuses a job that sets
  * it and also uses -x ("does not support mixing these two methods").
- * MPICH's hydra: `-genv LD_PRELOAD ...`.  A command that is not a known
+ * MPICH's hydra: `-genv LD_PRELOAD ...`, with the library built against
+ * MPICH's mpi.h (lib/mpi-deadlock/mpich/).  A command that is not a known
  * launcher (a script, `sh -c`, `time mpirun`) gets LD_PRELOAD in its
  * environment: mpirun forks its local ranks with its own environment, so
  * they load it; ranks on other hosts do not (README: use mpirun -x).
@@ -23,10 +24,11 @@
 #include "md.h"
 
 #define RT_LIB "lib/mpi-deadlock/libmdtrack.so"
+#define RT_LIB_MPICH "lib/mpi-deadlock/mpich/libmdtrack.so"
 
-char *rt_library(void)
+static char *rt_find(const char *env_name, const char *rel)
 {
-	const char *env = getenv("MD_TRACK_LIB");
+	const char *env = getenv(env_name);
 	char exe[PATH_MAX], *slash, *p;
 	ssize_t n;
 
@@ -41,7 +43,7 @@ char *rt_library(void)
 		return NULL;
 	*slash = '\0';
 	/* Installed: PREFIX/bin/../lib; built: build/lib beside the binary. */
-	p = xasprintf("%s/../" RT_LIB, exe);
+	p = xasprintf("%s/../%s", exe, rel);
 	if (access(p, R_OK) == 0) {
 		char *real = realpath(p, NULL);
 
@@ -52,11 +54,21 @@ char *rt_library(void)
 		return p;
 	}
 	free(p);
-	p = xasprintf("%s/" RT_LIB, exe);
+	p = xasprintf("%s/%s", exe, rel);
 	if (access(p, R_OK) == 0)
 		return p;
 	free(p);
 	return NULL;
+}
+
+/* MPICH's handles are integers, Open MPI's pointers: a library built
+ * against one mpi.h misreads the other's requests (MPI_Startall's array),
+ * so Hydra's jobs get the build against MPICH's. */
+char *rt_library(const char *cmd)
+{
+	if (rt_launcher_of(cmd) == RT_HYDRA)
+		return rt_find("MD_TRACK_LIB_MPICH", RT_LIB_MPICH);
+	return rt_find("MD_TRACK_LIB", RT_LIB);
 }
 
 /* The real file behind a command name (PATH searched), or NULL. */

@@ -191,3 +191,29 @@ Test(looks, collective_called_again_between_looks_is_changed)
 	snap_rank_free_data(&a);
 	snap_rank_free_data(&b);
 }
+
+static const char *const in_allreduce[] = { "PMPI_Allreduce" };
+
+/* MPICH: a long collective repeated at one site shows no operation (its
+ * internal requests are not in the queues the DLL walks); the library's
+ * count of completed requests tells it moved. */
+Test(looks, same_collective_with_more_completions_is_changed)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Allreduce", in_allreduce, 1, "main", 0x401234,
+	     0x7f00000a000);
+	look(&b, "MPI_Allreduce", in_allreduce, 1, "main", 0x401234,
+	     0x7f00000a000);
+	a.has_completions = b.has_completions = true;
+	a.completions = 41;
+	b.completions = 41;
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	b.completions = 97;
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	/* Read in one look only: no evidence either way. */
+	a.has_completions = false;
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}

@@ -147,3 +147,49 @@ Test(runtrack, a_missing_library_is_said_once_and_the_job_runs_as_given)
 	rp_result_free(&r);
 	free(cmd);
 }
+
+/* dir/mpiexec.hydra prints its arguments, as dir/orterun. */
+static char *fake_hydra(void)
+{
+	char *src = xasprintf("%s/orterun", dir);
+	char *p = xasprintf("%s/mpiexec.hydra", dir);
+
+	cr_assert_eq(link(src, p), 0);
+	free(src);
+	return p;
+}
+
+Test(runtrack, hydra_gets_genv_with_the_build_against_mpich)
+{
+	struct rp_result r;
+	char *cmd = fake_hydra();
+	char *want = xasprintf("args: -genv LD_PRELOAD %s -np 2 ./app\n"
+			       "env: []\n", dir);
+
+	/* Any readable file stands for the MPICH build: not loaded here. */
+	setenv("MD_TRACK_LIB_MPICH", dir, 1);
+	run(&r, NULL, cmd, "./app");
+	unsetenv("MD_TRACK_LIB_MPICH");
+	cr_expect_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+	cr_expect_str_eq(r.out, want);
+	cr_expect_str_empty(r.err);
+	rp_result_free(&r);
+	free(want);
+	free(cmd);
+}
+
+Test(runtrack, hydra_never_gets_the_build_against_open_mpi)
+{
+	struct rp_result r;
+	char *cmd = fake_hydra();
+
+	setenv("MD_TRACK_LIB_MPICH", "/nonexistent/libmdtrack.so", 1);
+	run(&r, NULL, cmd, "./app");
+	unsetenv("MD_TRACK_LIB_MPICH");
+	cr_expect_eq(r.code, 0, "exit %d: %s", r.code, r.err);
+	cr_expect_str_eq(r.out, "args: -np 2 ./app\nenv: []\n");
+	cr_expect(strstr(r.err, "libmdtrack.so for MPICH not found"),
+		  "stderr: %s", r.err);
+	rp_result_free(&r);
+	free(cmd);
+}

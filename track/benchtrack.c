@@ -7,7 +7,9 @@
  * rate (MPI_Isend/MPI_Irecv of WINDOW small messages each way, then
  * MPI_Waitall) and a small MPI_Allreduce.  Rank 0 prints "name: value
  * unit" lines: rates of the fastest round of each (least disturbed);
- * overheads as the median of the per-round ratios, and of the fastest
+ * overheads as the median of the per-round ratios of wall time (the
+ * slower rank's) and of CPU time (user + system of both ranks: less
+ * moved by other processes on a shared machine), and of the fastest
  * rounds.
  */
 #include <dlfcn.h>
@@ -26,6 +28,30 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The process's CPU time (its threads, user + system). */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* One timed loop: wall and CPU seconds. */
+struct span {
+	double wall, cpu;
+};
+
+static struct span start(void)
+{
+	return (struct span){ now(), cpu_now() };
+}
+
+static struct span since(struct span t0)
+{
+	return (struct span){ now() - t0.wall, cpu_now() - t0.cpu };
 }
 
 static int cmp(const void *a, const void *b)
@@ -64,16 +90,16 @@ static double least(const double *v, int n)
 }
 
 /* Seconds for iters windows of messages, through MPI_* or PMPI_*. */
-static double msgrate(int iters, int peer, int tracked)
+static struct span msgrate(int iters, int peer, int tracked)
 {
 	int out[WINDOW], in[WINDOW];
 	MPI_Request req[2 * WINDOW];
-	double t0;
+	struct span t0;
 
 	for (int k = 0; k < WINDOW; k++)
 		out[k] = k;
-	MPI_Barrier(MPI_COMM_WORLD);
-	t0 = now();
+	PMPI_Barrier(MPI_COMM_WORLD);
+	t0 = start();
 	for (int i = 0; i < iters; i++) {
 		for (int k = 0; k < WINDOW; k++) {
 			if (tracked) {
@@ -90,16 +116,16 @@ static double msgrate(int iters, int peer, int tracked)
 		}
 		PMPI_Waitall(2 * WINDOW, req, MPI_STATUSES_IGNORE);
 	}
-	return now() - t0;
+	return since(t0);
 }
 
-static double allreduce(int iters, int tracked)
+static struct span allreduce(int iters, int tracked)
 {
 	int in = 1, out = 0;
-	double t0;
+	struct span t0;
 
-	MPI_Barrier(MPI_COMM_WORLD);
-	t0 = now();
+	PMPI_Barrier(MPI_COMM_WORLD);
+	t0 = start();
 	for (int i = 0; i < iters; i++) {
 		if (tracked)
 			MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM,
@@ -108,15 +134,19 @@ static double allreduce(int iters, int tracked)
 			PMPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM,
 				       MPI_COMM_WORLD);
 	}
-	return now() - t0;
+	return since(t0);
 }
 
-/* The slower rank's time: what the job sees. */
-static double job_time(double t)
+/* The slower rank's wall time (what the job sees) and the CPU time of
+ * both. */
+static struct span job_time(struct span t)
 {
-	double m;
+	struct span m;
 
-	PMPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+	PMPI_Allreduce(&t.wall, &m.wall, 1, MPI_DOUBLE, MPI_MAX,
+		       MPI_COMM_WORLD);
+	PMPI_Allreduce(&t.cpu, &m.cpu, 1, MPI_DOUBLE, MPI_SUM,
+		       MPI_COMM_WORLD);
 	return m;
 }
 
@@ -125,7 +155,7 @@ int main(int argc, char **argv)
 	int rank, size, rounds = argc > 1 ? atoi(argv[1]) : 400;
 	int miters = argc > 2 ? atoi(argv[2]) : 200;
 	int aiters = argc > 3 ? atoi(argv[3]) : 2000;
-	double *mp, *mt, *ap, *at;
+	double *mp, *mt, *ap, *at, *cmp, *cmt, *cap, *cat;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -148,6 +178,10 @@ int main(int argc, char **argv)
 	mt = calloc((size_t)rounds, sizeof(double));
 	ap = calloc((size_t)rounds, sizeof(double));
 	at = calloc((size_t)rounds, sizeof(double));
+	cmp = calloc((size_t)rounds, sizeof(double));
+	cmt = calloc((size_t)rounds, sizeof(double));
+	cap = calloc((size_t)rounds, sizeof(double));
+	cat = calloc((size_t)rounds, sizeof(double));
 	msgrate(miters / 10 + 1, 1 - rank, 1);	/* warm up */
 	allreduce(aiters / 10 + 1, 1);
 	for (int r = 0; r < rounds; r++) {
@@ -156,15 +190,17 @@ int main(int argc, char **argv)
 
 		for (int k = 0; k < 2; k++) {
 			int tr = k ^ first;
-			double t = job_time(msgrate(miters, 1 - rank, tr));
+			struct span t = job_time(msgrate(miters, 1 - rank, tr));
 
-			(tr ? mt : mp)[r] = t;
+			(tr ? mt : mp)[r] = t.wall;
+			(tr ? cmt : cmp)[r] = t.cpu;
 		}
 		for (int k = 0; k < 2; k++) {
 			int tr = k ^ first;
-			double t = job_time(allreduce(aiters, tr));
+			struct span t = job_time(allreduce(aiters, tr));
 
-			(tr ? at : ap)[r] = t;
+			(tr ? at : ap)[r] = t.wall;
+			(tr ? cat : cap)[r] = t.cpu;
 		}
 	}
 	if (!rank) {
@@ -176,12 +212,16 @@ int main(int argc, char **argv)
 		printf("track_msgrate_tracked: %.0f msgs/s\n", msgs / t);
 		printf("track_msgrate_overhead: %.2f %%\n",
 		       paired(mt, mp, rounds));
+		printf("track_msgrate_overhead_cpu: %.2f %%\n",
+		       paired(cmt, cmp, rounds));
 		printf("track_msgrate_overhead_fastest: %.2f %%\n",
 		       (t / p - 1) * 100);
 		printf("track_allreduce_plain: %.3f us\n", pa / aiters * 1e6);
 		printf("track_allreduce_tracked: %.3f us\n", ta / aiters * 1e6);
 		printf("track_allreduce_overhead: %.2f %%\n",
 		       paired(at, ap, rounds));
+		printf("track_allreduce_overhead_cpu: %.2f %%\n",
+		       paired(cat, cap, rounds));
 		printf("track_allreduce_overhead_fastest: %.2f %%\n",
 		       (ta / pa - 1) * 100);
 	}
@@ -189,6 +229,10 @@ int main(int argc, char **argv)
 	free(mt);
 	free(ap);
 	free(at);
+	free(cmp);
+	free(cmt);
+	free(cap);
+	free(cat);
 	MPI_Finalize();
 	return 0;
 }

@@ -6,9 +6,12 @@
  * (include/mdtrack.h).  mpi-deadlock reads that table while the rank is
  * stopped.
  *
- * The hot path is one relaxed atomic add and a 64-byte store: no system
- * call, lock or allocation, safe under MPI_THREAD_MULTIPLE.  Nothing is
- * written anywhere and nothing talks to the tool.
+ * The hot path of a request is a hash of its handle and a 32-byte store
+ * into a cache line that the handle's last use wrote (MPI libraries
+ * recycle their request objects): no system call, lock, atomic
+ * read-modify-write or allocation, safe under MPI_THREAD_MULTIPLE.  A
+ * collective takes one relaxed atomic add.  Nothing is written anywhere
+ * and nothing talks to the tool.
  *
  * The PMPI entry points are weak references: the library is not linked
  * against libmpi and binds to whichever libmpi the rank loaded, and a
@@ -25,22 +28,31 @@
 #include "mdtrack.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define H(x) ((uint64_t)(uintptr_t)(x))
+/* A handle's value: a pointer, or an integer handle zero-extended. */
+#define H(x)                                                                \
+	(sizeof(x) == 4 ? (uint64_t)(uint32_t)(uintptr_t)(x)                \
+			: (uint64_t)(uintptr_t)(x))
 #define RET() H(__builtin_return_address(0))
 
 EXPORT struct mdt_table md_track_table = {
 	.magic = MDT_MAGIC,
 	.version = MDT_VERSION,
 	.size = sizeof(struct mdt_table),
+	.post_size = sizeof(struct mdt_post),
 	.rec_size = sizeof(struct mdt_rec),
 	.coll_size = sizeof(struct mdt_coll),
-	.nposts = MDT_NPOSTS,
+	.nbuckets = MDT_NBUCKETS,
+	.ways = MDT_WAYS,
 	.ninits = MDT_NINITS,
 	.ncolls = MDT_NCOLLS,
 	.any_source = MPI_ANY_SOURCE,
 	.any_tag = MPI_ANY_TAG,
 	.proc_null = MPI_PROC_NULL,
 	.root = MPI_ROOT,
+#if defined(MPICH_VERSION)
+	.comm_world = H(MPI_COMM_WORLD),
+	.comm_self = H(MPI_COMM_SELF),
+#endif
 };
 
 /* Declared weak so that loading needs no libmpi (see the top). */
@@ -65,7 +77,9 @@ EXPORT struct mdt_table md_track_table = {
 WEAK_LIST(WEAK)
 
 /* A PMPI entry point that was not there when the library was loaded. */
-__attribute__((noinline, cold)) static void *late(const char *name)
+__attribute__((noinline, cold, used, visibility("hidden"))) void *
+md_track_late(const char *name);
+void *md_track_late(const char *name)
 {
 	void *f = dlsym(RTLD_DEFAULT, name);
 
@@ -79,7 +93,66 @@ __attribute__((noinline, cold)) static void *late(const char *name)
 	return f;
 }
 
-#define PMPI(name) (name ? name : (__typeof__(&name))late(#name))
+#if defined(__x86_64__)
+/*
+ * A C call to md_track_late on the hot path, even never taken, makes the
+ * compiler keep every argument of the wrapper in saved registers across
+ * it.  This trampoline saves what the C calling convention lets a call
+ * change, so the asm call below clobbers only rax: the name comes in rax,
+ * the entry point goes out in it.  (Built with -mno-red-zone: the call
+ * writes below the stack pointer.)
+ */
+__asm__(".pushsection .text\n"
+	".p2align 4\n"
+	".type md_track_late_x86, @function\n"
+	"md_track_late_x86:\n"
+	"	push %rdi\n	push %rsi\n	push %rdx\n	push %rcx\n"
+	"	push %r8\n	push %r9\n	push %r10\n	push %r11\n"
+	"	push %rbp\n	mov %rsp, %rbp\n	and $-16, %rsp\n"
+	"	sub $256, %rsp\n"
+	"	movdqa %xmm0, 0(%rsp)\n	movdqa %xmm1, 16(%rsp)\n"
+	"	movdqa %xmm2, 32(%rsp)\n	movdqa %xmm3, 48(%rsp)\n"
+	"	movdqa %xmm4, 64(%rsp)\n	movdqa %xmm5, 80(%rsp)\n"
+	"	movdqa %xmm6, 96(%rsp)\n	movdqa %xmm7, 112(%rsp)\n"
+	"	movdqa %xmm8, 128(%rsp)\n	movdqa %xmm9, 144(%rsp)\n"
+	"	movdqa %xmm10, 160(%rsp)\n	movdqa %xmm11, 176(%rsp)\n"
+	"	movdqa %xmm12, 192(%rsp)\n	movdqa %xmm13, 208(%rsp)\n"
+	"	movdqa %xmm14, 224(%rsp)\n	movdqa %xmm15, 240(%rsp)\n"
+	"	mov %rax, %rdi\n	call md_track_late\n"
+	"	movdqa 0(%rsp), %xmm0\n	movdqa 16(%rsp), %xmm1\n"
+	"	movdqa 32(%rsp), %xmm2\n	movdqa 48(%rsp), %xmm3\n"
+	"	movdqa 64(%rsp), %xmm4\n	movdqa 80(%rsp), %xmm5\n"
+	"	movdqa 96(%rsp), %xmm6\n	movdqa 112(%rsp), %xmm7\n"
+	"	movdqa 128(%rsp), %xmm8\n	movdqa 144(%rsp), %xmm9\n"
+	"	movdqa 160(%rsp), %xmm10\n	movdqa 176(%rsp), %xmm11\n"
+	"	movdqa 192(%rsp), %xmm12\n	movdqa 208(%rsp), %xmm13\n"
+	"	movdqa 224(%rsp), %xmm14\n	movdqa 240(%rsp), %xmm15\n"
+	"	mov %rbp, %rsp\n	pop %rbp\n"
+	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n"
+	"	pop %rcx\n	pop %rdx\n	pop %rsi\n	pop %rdi\n"
+	"	ret\n"
+	".size md_track_late_x86, .-md_track_late_x86\n"
+	".popsection\n");
+
+static inline void *pmpi_entry(void *f, const char *name)
+{
+	if (__builtin_expect(!f, 0)) {
+		f = (void *)name;
+		__asm__ volatile("call md_track_late_x86"
+				 : "+a"(f)
+				 :
+				 : "memory", "cc");
+	}
+	return f;
+}
+#else
+static inline void *pmpi_entry(void *f, const char *name)
+{
+	return f ? f : md_track_late(name);
+}
+#endif
+
+#define PMPI(name) ((__typeof__(&name))pmpi_entry((void *)name, #name))
 
 /* Inside the library the table is reached directly, not through the GOT
  * (md_track_table is exported, hence interposable). */
@@ -87,34 +160,17 @@ extern struct mdt_table md_track_self
 	__attribute__((alias("md_track_table"), visibility("hidden")));
 static struct mdt_table *const T = &md_track_self;
 
-/* Tickets come in blocks per thread: one atomic add per MDT_BLOCK calls
- * (a thread's records are in order; threads interleave by block). */
-#define TLS __thread __attribute__((tls_model("initial-exec")))
-static TLS uint64_t tl_next;
-static TLS uint64_t tl_end;
-
-static inline uint64_t post_ticket(void)
-{
-	if (__builtin_expect(tl_next == tl_end, 0)) {
-		tl_next = __atomic_fetch_add(&T->posts_head, MDT_BLOCK,
-					     __ATOMIC_RELAXED);
-		tl_end = tl_next + MDT_BLOCK;
-	}
-	return tl_next++;
-}
-
-/* Mark the slot unwritten, fill it, then stamp it (see mdtrack.h). */
+/* A ring record: mark it unwritten, fill it, then stamp it. */
 static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 			   uint64_t req, uint64_t comm, uint64_t dt,
-			   uint64_t op, int peer, int tag, int count,
-			   uint64_t ret)
+			   int peer, int tag, int count, uint64_t ret)
 {
 	/* No "unwritten" mark first: the ticket is taken, so the slot's old
 	 * stamp is already stale to the reader until this one lands. */
 	r->request = req;
 	r->comm = comm;
 	r->datatype = dt;
-	r->op = op;
+	r->op = 0;
 	r->ret = ret;
 	r->call = call;
 	r->peer = peer;
@@ -123,20 +179,62 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * What a post keeps of its call, computed before the MPI call so that
+ * only four values live across it: peer and tag as one word (as they lie
+ * in struct mdt_post, little-endian), and the site without its check
+ * byte.
+ */
+#define PEER_TAG(peer, tag)                                                 \
+	((uint64_t)(uint32_t)(peer) | (uint64_t)(uint32_t)(tag) << 32)
+#define SITE(call, ret) (((ret) & MDT_RET_MASK) | (uint64_t)(call) << 48)
+/* Left alone, the compiler computes them after the call and keeps peer,
+ * tag and the return address alive across it (two more saved registers,
+ * about 0.2 ns a call). */
+#define BEFORE_CALL(a, b) __asm__("" : "+r"(a), "+r"(b))
+
+/* A posts record: site 0 while the fields change (see mdtrack.h). */
+static inline void post_put(struct mdt_post *p, uint64_t req, uint64_t comm,
+			    uint64_t peer_tag, uint64_t site)
+{
+	__atomic_store_n(&p->site, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	p->request = req;
+	p->comm = comm;
+	__builtin_memcpy(&p->peer, &peer_tag, sizeof(peer_tag));
+	__atomic_store_n(&p->site, site, __ATOMIC_RELEASE);
+}
+
+/* The second way gets the first way's record, overwriting the older
+ * one (a handle's first use, or its record was in the second way). */
+__attribute__((noinline)) static void post_push(struct mdt_post *b)
+{
+	uint64_t site = __atomic_load_n(&b[0].site, __ATOMIC_RELAXED);
+	uint64_t peer_tag;
+
+	if (__atomic_load_n(&b[1].site, __ATOMIC_RELAXED) &&
+	    b[1].request != b[0].request)
+		__atomic_fetch_add(&T->posts_dropped, 1, __ATOMIC_RELAXED);
+	__builtin_memcpy(&peer_tag, &b[0].peer, sizeof(peer_tag));
+	post_put(&b[1], b[0].request, b[0].comm, peer_tag, site);
+}
+
 static inline int peer_of(int p)
 {
 	return p == MPI_ANY_SOURCE ? MDT_ANY : p == MPI_PROC_NULL ? MDT_PROC_NULL
 		: p == MPI_ROOT ? MDT_ROOT : p;
 }
 
-static inline void post(int call, MPI_Request req, MPI_Comm comm,
-			MPI_Datatype dt, MPI_Op op, int peer, int tag,
-			int count, uint64_t ret)
+static inline void post(uint64_t req, uint64_t comm, uint64_t peer_tag,
+			uint64_t site)
 {
-	uint64_t t = post_ticket();
+	uint64_t h = mdt_hash(req);
+	struct mdt_post *b = T->posts[h >> (64 - MDT_BUCKET_BITS)];
 
-	rec_put(&T->posts[t & (MDT_NPOSTS - 1)], t, call, H(req), H(comm),
-		H(dt), H(op), peer, tag, count, ret);
+	if (__builtin_expect(b[0].request != req, 0))
+		post_push(b);
+	post_put(&b[0], req, comm, peer_tag,
+		 site | h << MDT_BUCKET_BITS >> 56 << 56);
 }
 
 static inline void init(int call, MPI_Request req, MPI_Comm comm,
@@ -147,7 +245,7 @@ static inline void init(int call, MPI_Request req, MPI_Comm comm,
 	uint64_t t = __atomic_fetch_add(&T->inits_head, 1, __ATOMIC_RELAXED);
 
 	rec_put(&T->inits[t & (MDT_NINITS - 1)], t, call, H(req), H(comm),
-		H(dt), 0, peer, tag, count, ret);
+		H(dt), peer, tag, count, ret);
 }
 
 /* The colls slot of a communicator: its own, a free one, or, with all
@@ -207,16 +305,22 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 	EXPORT int name(const void *buf, int count, MPI_Datatype dt,        \
 			int dest, int tag, MPI_Comm comm, MPI_Request *req) \
 	{                                                                   \
-		uint64_t ret = RET();                                       \
+		PRE_##fn(MDT_##name, dest, tag);                            \
 		int rc = PMPI(P##name)(buf, count, dt, dest, tag, comm,     \
 				       req);                                \
 		if (rc == MPI_SUCCESS)                                      \
-			fn(MDT_##name, *req, comm, dt,                      \
-			   ARGS_##fn(dest, tag, count, ret));               \
+			CALL_##fn(MDT_##name, *req, comm, dt, dest, tag,    \
+				  count);                                   \
 		return rc;                                                  \
 	}
-#define ARGS_post(peer, tag, count, ret) NOOP, peer, tag, count, ret
-#define ARGS_init(peer, tag, count, ret) peer, tag, count, ret
+#define PRE_post(call, peer, tag)                                           \
+	uint64_t site = SITE(call, RET()), peer_tag = PEER_TAG(peer, tag); \
+	BEFORE_CALL(site, peer_tag)
+#define CALL_post(call, req, comm, dt, peer, tag, count)                    \
+	post(H(req), H(comm), peer_tag, site)
+#define PRE_init(call, peer, tag) uint64_t ret = RET()
+#define CALL_init(call, req, comm, dt, peer, tag, count)                    \
+	init(call, req, comm, dt, peer, tag, count, ret)
 
 P2P_SEND(MPI_Isend, post)
 P2P_SEND(MPI_Ibsend, post)
@@ -230,12 +334,15 @@ P2P_SEND(MPI_Rsend_init, init)
 EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
 		     int tag, MPI_Comm comm, MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
+	uint64_t site = SITE(MDT_MPI_Irecv, RET());
+	uint64_t peer_tag = PEER_TAG(source, tag);
+	int rc;
+
+	BEFORE_CALL(site, peer_tag);
+	rc = PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
 
 	if (rc == MPI_SUCCESS)
-		post(MDT_MPI_Irecv, *req, comm, dt, NOOP, source, tag, count,
-		     ret);
+		post(H(*req), H(comm), peer_tag, site);
 	return rc;
 }
 
@@ -259,8 +366,8 @@ EXPORT int MPI_Start(MPI_Request *req)
 	int rc = PMPI(PMPI_Start)(req);
 
 	if (rc == MPI_SUCCESS)
-		post(MDT_MPI_Start, r, (MPI_Comm)0, NODT, NOOP, MDT_NONE,
-		     MDT_NONE, 0, ret);
+		post(H(r), 0, PEER_TAG(MDT_NONE, MDT_NONE),
+		     SITE(MDT_MPI_Start, ret));
 	return rc;
 }
 
@@ -271,8 +378,8 @@ EXPORT int MPI_Startall(int count, MPI_Request reqs[])
 
 	if (rc == MPI_SUCCESS)
 		for (int i = 0; i < count; i++)
-			post(MDT_MPI_Startall, reqs[i], (MPI_Comm)0, NODT,
-			     NOOP, MDT_NONE, MDT_NONE, 0, ret);
+			post(H(reqs[i]), 0, PEER_TAG(MDT_NONE, MDT_NONE),
+			     SITE(MDT_MPI_Startall, ret));
 	return rc;
 }
 
@@ -400,14 +507,15 @@ EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rcnt,
 	return PMPI(PMPI_Reduce_scatter_block)(sb, rb, rcnt, dt, op, comm);
 }
 
-/* Nonblocking collectives: a collective record and a request record. */
+/* Nonblocking collectives: a collective record (all the arguments) and
+ * a request record (the call, communicator and root). */
 
 static inline void icoll(int call, MPI_Request req, MPI_Comm comm,
 			 MPI_Datatype dt, MPI_Op op, int root, int count,
 			 uint64_t ret)
 {
 	coll(call, comm, dt, op, root, count, ret);
-	post(call, req, comm, dt, op, root, MDT_NONE, count, ret);
+	post(H(req), H(comm), PEER_TAG(root, MDT_NONE), SITE(call, ret));
 }
 
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)

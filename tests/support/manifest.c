@@ -91,7 +91,7 @@ static struct mf_sample *new_sample(struct mf_manifest *m, char **f, int n,
 }
 
 static int add_site(struct mf_sample *s, char **f, int n,
-		    struct mf_stuck **list, int *count)
+		    struct mf_stuck **list, int *count, const char *setup)
 {
 	bool *set = xcalloc((size_t)s->np, sizeof(bool));
 	char *colon = n == 4 ? strrchr(f[3], ':') : NULL;
@@ -106,6 +106,7 @@ static int add_site(struct mf_sample *s, char **f, int n,
 			continue;
 		*list = xrealloc(*list, (size_t)(*count + 1) * sizeof(*st));
 		st = &(*list)[(*count)++];
+		st->setup = setup ? xstrdup(setup) : NULL;
 		st->rank = r;
 		st->call = xstrdup(f[2]);
 		st->file = xstrndup(f[3], (size_t)(colon - f[3]));
@@ -131,7 +132,9 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 		return mf_parse_ranks(f[1], s->np, s->behind);
 	}
 	if (!strcmp(f[0], "stuck"))
-		return add_site(s, f, n, &s->stuck, &s->nstuck);
+		return add_site(s, f, n, &s->stuck, &s->nstuck, NULL);
+	if (!strcmp(f[0], "stuckon") && n == 5)
+		return add_site(s, f + 1, n - 1, &s->stuck, &s->nstuck, f[1]);
 	if (!strcmp(f[0], "topology") && n == 3 && !s->topology) {
 		s->topology = xasprintf("%s %s", f[1], f[2]);
 		return 0;
@@ -142,7 +145,7 @@ static int add_field(struct mf_sample *s, char **f, int n, const char *rest)
 	}
 	if (!strcmp(f[0], "posted")) {
 		s->track = true;
-		return add_site(s, f, n, &s->posted, &s->nposted);
+		return add_site(s, f, n, &s->posted, &s->nposted, NULL);
 	}
 	if (!strcmp(f[0], "disagree") && n >= 2) {
 		s->track = true;
@@ -255,6 +258,7 @@ int mf_load(const char *path, struct mf_manifest **out)
 static void free_sample(struct mf_sample *s)
 {
 	for (int i = 0; i < s->nstuck; i++) {
+		free(s->stuck[i].setup);
 		free(s->stuck[i].call);
 		free(s->stuck[i].file);
 	}

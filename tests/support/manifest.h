@@ -7,8 +7,10 @@
 
 #include <stdbool.h>
 
-/* One "stuck RANKS CALL FILE:LINE" line, one entry per rank. */
+/* One "stuck RANKS CALL FILE:LINE" line, one entry per rank; for
+ * "stuckon SETUP RANKS CALL FILE:LINE", setup (else NULL). */
 struct mf_stuck {
+	char *setup;
 	int rank;
 	char *call;
 	char *file;

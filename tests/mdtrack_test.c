@@ -1,0 +1,147 @@
+/*
+ * mdtrack_test.c - libmdtrack.so itself (track/mdtrack.c), with a fake
+ * MPI: a program built here, linked with neither libmpi nor the library,
+ * loads the library and then a fake PMPI_Isend/PMPI_Irecv with dlopen
+ * (as a Python rank loads its MPI after start), calls MPI_Isend and
+ * MPI_Irecv through the library's wrappers from two threads, and prints
+ * what the fake received and what the table holds.  The program is built
+ * with the mpi.h the library was built with (mpicc --showme:compile).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "md.h"
+#include "support/elf_fixture.h"
+
+static const char fake_src[] =
+	"#include <mpi.h>\n"
+	"#include <stdio.h>\n"
+	"#include <stdint.h>\n"
+	"static char reqs[4][64];\n"
+	"int PMPI_Isend(const void *b, int c, MPI_Datatype d, int dst, int tag,\n"
+	"	       MPI_Comm comm, MPI_Request *r)\n"
+	"{\n"
+	"	printf(\"isend %p %d %p %d %d %p\\n\", b, c, (void *)d, dst, tag,\n"
+	"	       (void *)comm);\n"
+	"	*r = (MPI_Request)(void *)reqs[tag & 3];\n"
+	"	return 0;\n"
+	"}\n"
+	"int PMPI_Irecv(void *b, int c, MPI_Datatype d, int src, int tag,\n"
+	"	       MPI_Comm comm, MPI_Request *r)\n"
+	"{\n"
+	"	(void)b; (void)c; (void)d; (void)src; (void)comm;\n"
+	"	*r = (MPI_Request)(void *)reqs[tag & 3];\n"
+	"	return 0;\n"
+	"}\n";
+
+/* Thread "a" posts request 1 with tag 1 and then thread "b" posts the
+ * same request with tag 5 (the fake hands out reqs[tag & 3]); thread b
+ * took its first record before thread a (tag 2). */
+static const char prog_fmt[] =
+	"#include <mpi.h>\n"
+	"#include <dlfcn.h>\n"
+	"#include <pthread.h>\n"
+	"#include <stdio.h>\n"
+	"#include <stdint.h>\n"
+	"#include \"%s/include/mdtrack.h\"\n"
+	"typedef int (*isend_t)(const void *, int, MPI_Datatype, int, int,\n"
+	"		       MPI_Comm, MPI_Request *);\n"
+	"static isend_t isend, irecv;\n"
+	"static int one = 1;\n"
+	"static void post(int tag)\n"
+	"{\n"
+	"	MPI_Request r;\n"
+	"	irecv(&one, 1, (MPI_Datatype)0, 3, tag, (MPI_Comm)0, &r);\n"
+	"}\n"
+	"static void *b_first(void *x) { (void)x; post(2); return NULL; }\n"
+	"static void *a(void *x) { (void)x; post(1); return NULL; }\n"
+	"static void *b_then(void *x) { (void)x; post(5); return NULL; }\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct mdt_table *t;\n"
+	"	MPI_Request r;\n"
+	"	pthread_t th;\n"
+	"	if (!dlopen(\"%s\", RTLD_NOW | RTLD_GLOBAL))\n"
+	"		return 2;\n"
+	"	isend = (isend_t)dlsym(RTLD_DEFAULT, \"MPI_Isend\");\n"
+	"	irecv = (isend_t)dlsym(RTLD_DEFAULT, \"MPI_Irecv\");\n"
+	"	t = dlsym(RTLD_DEFAULT, \"md_track_table\");\n"
+	"	if (!isend || !irecv || !t)\n"
+	"		return 3;\n"
+	"	isend((void *)0x1111, 2222, (MPI_Datatype)(void *)0x3333, 4444,\n"
+	"	      8, (MPI_Comm)(void *)0x5555, &r);\n"
+	"	pthread_create(&th, NULL, b_first, NULL);\n"
+	"	pthread_join(th, NULL);\n"
+	"	pthread_create(&th, NULL, a, NULL);\n"
+	"	pthread_join(th, NULL);\n"
+	"	pthread_create(&th, NULL, b_then, NULL);\n"
+	"	pthread_join(th, NULL);\n"
+	"	for (unsigned i = 0; i < MDT_NBUCKETS; i++)\n"
+	"		for (int w = 0; w < MDT_WAYS; w++) {\n"
+	"			struct mdt_post *p = &t->posts[i][w];\n"
+	"			if (p->site)\n"
+	"				printf(\"post call %%d peer %%d tag %%d comm %%#llx ok %%d\\n\",\n"
+	"				       MDT_SITE_CALL(p->site), p->peer, p->tag,\n"
+	"				       (unsigned long long)p->comm,\n"
+	"				       i == mdt_bucket(p->request) &&\n"
+	"				       MDT_SITE_CHECK(p->site) == mdt_check(p->request));\n"
+	"		}\n"
+	"	return 0;\n"
+	"}\n";
+
+Test(mdtrack, wrappers_find_a_late_mpi_and_keep_the_newest_post_per_request)
+{
+	const char *build = getenv("MD_BUILD") ? getenv("MD_BUILD") : "build";
+	char *lib = xasprintf("%s/lib/mpi-deadlock/libmdtrack.so", build);
+	char *mpiflags, *dir, *fake, *src, *prog, *out, *flags, *abslib;
+	char cwd[4096];
+
+	if (access(lib, R_OK))
+		cr_skip_test("%s not built (no mpicc when it was built)", lib);
+	mpiflags = ef_output("mpicc --showme:compile 2>/dev/null");
+	if (!mpiflags)
+		cr_skip_test("libmdtrack.so is built against Open MPI's "
+			     "mpi.h; no Open MPI mpicc here");
+	mpiflags[strcspn(mpiflags, "\n")] = '\0';
+	/* The source tree: here (make), or above the build folder. */
+	if (access("include/mdtrack.h", R_OK) == 0)
+		cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	else
+		snprintf(cwd, sizeof(cwd), "%s/..", build);
+	abslib = realpath(lib, NULL);
+	cr_assert_not_null(abslib);
+	dir = ef_tmpdir();
+	flags = xasprintf("%s -O2 -fPIC -shared", mpiflags);
+	fake = ef_cc(dir, "libfake.so", fake_src, flags, NULL);
+	cr_assert_not_null(fake);
+	free(flags);
+	src = xasprintf(prog_fmt, cwd, fake);
+	flags = xasprintf("%s -O2 -pthread", mpiflags);
+	prog = ef_cc(dir, "prog", src, flags, "-ldl");
+	cr_assert_not_null(prog);
+	out = ef_output("LD_PRELOAD=%s %s", abslib, prog);
+	cr_assert_not_null(out, "the program failed");
+	/* Every argument reached the late-found PMPI_Isend intact (the
+	 * seventh on the stack). */
+	cr_expect(strstr(out, "isend 0x1111 2222 0x3333 4444 8 0x5555\n"),
+		  "%s", out);
+	/* The Isend's record, with its communicator. */
+	cr_expect(strstr(out, "post call 1 peer 4444 tag 8 comm 0x5555 ok 1\n"),
+		  "%s", out);
+	/* reqs[1]: posted by a with tag 1, then by b with tag 5: b's. */
+	cr_expect(strstr(out, " tag 5 comm 0 ok 1\n"), "%s", out);
+	cr_expect_null(strstr(out, " tag 1 comm 0 "), "%s", out);
+	cr_expect(strstr(out, " tag 2 comm 0 ok 1\n"), "%s", out);
+	free(out);
+	free(prog);
+	free(src);
+	free(flags);
+	free(fake);
+	free(mpiflags);
+	free(abslib);
+	ef_rmtree(dir);
+	free(lib);
+}

@@ -1,0 +1,463 @@
+/*
+ * track_test.c - the collector's reader of libmdtrack.so's table
+ * (collector/track.c, layout in include/mdtrack.h) on a fake target: a
+ * table written here as the library writes it, at the address of the
+ * md_track_table symbol of a small ELF built at test time, whose
+ * functions give the call sites file and line.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collector/track.h"
+#include "md.h"
+#include "mdtrack.h"
+#include "support/elf_fixture.h"
+
+#define BIAS 0x7f1200000000ULL
+#define COMM 0x5000
+#define REQ_A 0x7f0000123400ULL
+#define REQ_B 0x7f0000127800ULL
+
+/* Line 2 and 3 of the fixture: the call sites. */
+static const char fixture_fmt[] =
+	"char md_track_table[%zu] __attribute__((aligned(64)));\n"
+	"int site_two(void) { return 2; }\n"
+	"int site_three(void) { return 3; }\n";
+
+struct fx {
+	char *dir, *lib;
+	struct es_cache *ec;
+	struct es_view *v;
+	struct dl_cache *lines;
+	struct snap *s;
+	struct mdt_table *tb;
+	uint64_t addr, site2, site3;	/* runtime addresses */
+	struct snap_op ops[4];
+	struct snap_rank r;
+	bool noted;
+};
+
+static void fx_init(struct fx *f)
+{
+	char src[sizeof(fixture_fmt) + 32];
+
+	memset(f, 0, sizeof(*f));
+	snprintf(src, sizeof(src), fixture_fmt, sizeof(struct mdt_table));
+	f->dir = ef_tmpdir();
+	f->lib = ef_cc(f->dir, "libsite.so", src, "-g -O0 -fPIC -shared",
+		       NULL);
+	cr_assert_not_null(f->lib, "cc builds the fixture");
+	f->ec = es_cache_new();
+	f->v = es_view_new(f->ec);
+	cr_assert_eq(es_view_add(f->v, f->lib, BIAS), 0);
+	cr_assert_eq(es_proc_lookup(f->v, MDT_SYMBOL, &f->addr), 0);
+	cr_assert_eq(es_proc_lookup(f->v, "site_two", &f->site2), 0);
+	cr_assert_eq(es_proc_lookup(f->v, "site_three", &f->site3), 0);
+	/* A return address points after the call: the reader looks up
+	 * ret - 1, still in the function. */
+	f->site2 += 1;
+	f->site3 += 1;
+	f->lines = dl_cache_new();
+	f->s = snap_new();
+	f->tb = calloc(1, sizeof(*f->tb));
+	*f->tb = (struct mdt_table){
+		.magic = MDT_MAGIC, .version = MDT_VERSION,
+		.size = sizeof(struct mdt_table),
+		.post_size = sizeof(struct mdt_post),
+		.rec_size = sizeof(struct mdt_rec),
+		.coll_size = sizeof(struct mdt_coll),
+		.nbuckets = MDT_NBUCKETS, .ways = MDT_WAYS,
+		.ninits = MDT_NINITS, .ncolls = MDT_NCOLLS,
+		.any_source = -1, .any_tag = -1, .proc_null = -2, .root = -4,
+	};
+	f->r.ops = f->ops;
+}
+
+/* A pending receive of request req. */
+static void fx_pending(struct fx *f, uint64_t req)
+{
+	struct snap_op *op = &f->ops[f->r.nops++];
+
+	op->kind = SNAP_OP_RECV;
+	op->status = SNAP_ST_PENDING;
+	op->request = req;
+}
+
+static int fx_read(struct fx *f)
+{
+	struct tgt *t = tgt_fake_new(4242);
+	struct trk_ctx x = { t, f->v, f->lines, NULL, f->s, 0, &f->noted };
+	int rc;
+
+	tgt_fake_add_region(t, f->addr, f->tb, sizeof(*f->tb));
+	rc = trk_read(&x, &f->r);
+	tgt_free(t);
+	return rc;
+}
+
+static void fx_fini(struct fx *f)
+{
+	free(f->r.track);
+	free(f->tb);
+	snap_free(f->s);
+	dl_cache_free(f->lines);
+	es_view_free(f->v);
+	es_cache_free(f->ec);
+	free(f->lib);
+	ef_rmtree(f->dir);
+}
+
+/* As the library writes a posts record (its way chosen here). */
+static void put_post(struct mdt_table *tb, int way, uint64_t req, int call,
+		     uint64_t comm, int peer, int tag, uint64_t ret)
+{
+	struct mdt_post *p = &tb->posts[mdt_bucket(req)][way];
+
+	*p = (struct mdt_post){ req, comm, peer, tag,
+				mdt_site(req, ret, call) };
+}
+
+static void put_init(struct mdt_table *tb, uint64_t ticket, uint64_t req,
+		     int call, int peer, int tag, uint64_t ret)
+{
+	tb->inits[ticket % MDT_NINITS] = (struct mdt_rec){
+		.stamp = ticket + 1, .request = req, .comm = COMM,
+		.datatype = 0x7000, .ret = ret, .call = call, .peer = peer,
+		.tag = tag, .count = 4,
+	};
+	if (tb->inits_head < ticket + 1)
+		tb->inits_head = ticket + 1;
+}
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = s ? strlen(s) : 0, m = strlen(end);
+
+	return n >= m && !strcmp(s + n - m, end);
+}
+
+Test(track, site_word_keeps_return_address_and_call)
+{
+	uint64_t ret = 0x7fffdeadbeefULL;
+	uint64_t site = mdt_site(REQ_A, ret, MDT_MPI_Irecv);
+
+	cr_expect_eq(MDT_SITE_RET(site), ret);
+	cr_expect_eq(MDT_SITE_CALL(site), MDT_MPI_Irecv);
+	cr_expect_eq(MDT_SITE_CHECK(site), mdt_check(REQ_A));
+	cr_expect_neq(mdt_check(REQ_A), mdt_check(REQ_B));
+	cr_expect_neq(site, 0);
+	cr_expect_lt(mdt_bucket(REQ_A), MDT_NBUCKETS);
+	cr_expect_lt(mdt_bucket(~0ULL), MDT_NBUCKETS);
+}
+
+Test(track, pending_request_is_joined_to_the_call_that_posted_it)
+{
+	struct fx f;
+	const struct snap_track_rec *t;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	fx_pending(&f, REQ_A);
+	f.ops[0].datatype = "MPI_INT";
+	f.ops[0].count = 6;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect(f.r.tracked);
+	cr_assert_eq(f.r.ntrack, 1);
+	t = &f.r.track[0];
+	cr_expect_eq(t->kind, SNAP_TRACK_POST);
+	cr_expect_str_eq(t->call, "MPI_Irecv");
+	cr_expect_eq(t->request, REQ_A);
+	cr_expect_eq(t->comm_handle, COMM);
+	cr_expect_null(t->comm_name);
+	cr_expect_eq(t->peer, 0);
+	cr_expect_eq(t->tag, 1);
+	cr_expect_eq(t->ret, f.site2);
+	cr_expect_eq(t->line, 2);
+	cr_expect(ends_with(t->file, ".c"), "file %s", t->file);
+	cr_expect_str_eq(t->func, "site_two");
+	/* Not in the post: the pending operation's, read from the request. */
+	cr_expect_eq(t->count, 6);
+	cr_expect_str_eq(t->datatype_name, "MPI_INT");
+	cr_expect_eq(f.r.track_dropped, 0);
+	fx_fini(&f);
+}
+
+Test(track, post_in_the_second_way_of_its_bucket_is_found)
+{
+	struct fx f;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A ^ 0x10, MDT_MPI_Isend, COMM, 1, 5, f.site2);
+	put_post(f.tb, 1, REQ_A, MDT_MPI_Isend, COMM, 2, 7, f.site3);
+	fx_pending(&f, REQ_A);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].request, REQ_A);
+	cr_expect_eq(f.r.track[0].peer, 2);
+	cr_expect_eq(f.r.track[0].line, 3);
+	fx_fini(&f);
+}
+
+Test(track, post_being_written_or_torn_reads_as_absent)
+{
+	struct fx f;
+	struct mdt_post *p;
+
+	fx_init(&f);
+	/* Stopped between its fields: site still 0. */
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	f.tb->posts[mdt_bucket(REQ_A)][0].site = 0;
+	/* Two threads racing on one bucket: the site of the other call. */
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	p = &f.tb->posts[mdt_bucket(REQ_B)][0];
+	p->site = mdt_site(REQ_B ^ 0x100000, f.site3, MDT_MPI_Isend);
+	fx_pending(&f, REQ_A);
+	fx_pending(&f, REQ_B);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect(f.r.tracked);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+}
+
+Test(track, start_brings_the_latest_creation_of_its_request)
+{
+	struct fx f;
+	const struct snap_track_rec *t;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
+		 f.site3);
+	put_init(f.tb, 0, REQ_A, MDT_MPI_Recv_init, 1, 10, f.site2);
+	put_init(f.tb, 1, REQ_B, MDT_MPI_Send_init, 1, 11, f.site2);
+	put_init(f.tb, 2, REQ_A, MDT_MPI_Send_init, 3, 12, f.site2);
+	fx_pending(&f, REQ_A);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	t = &f.r.track[0];
+	cr_expect_eq(t->kind, SNAP_TRACK_POST);
+	cr_expect_str_eq(t->call, "MPI_Start");
+	cr_expect_eq(t->peer, SNAP_TRACK_NONE);
+	cr_expect_eq(t->tag, SNAP_TRACK_NONE);
+	cr_expect_eq(t->line, 3);
+	t = &f.r.track[1];
+	cr_expect_eq(t->kind, SNAP_TRACK_INIT);
+	cr_expect_str_eq(t->call, "MPI_Send_init");
+	cr_expect_eq(t->tag, 12);
+	cr_expect_eq(t->peer, 3);
+	cr_expect_eq(t->count, 4);
+	cr_expect_eq(t->seq, 3);
+	fx_fini(&f);
+}
+
+Test(track, init_slot_of_an_earlier_turn_is_stale)
+{
+	struct fx f;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
+		 f.site3);
+	/* Ticket 5 of the turn before: its slot's ticket of this turn was
+	 * taken (head) but not yet written. */
+	put_init(f.tb, 5, REQ_A, MDT_MPI_Send_init, 1, 10, f.site2);
+	f.tb->inits_head = MDT_NINITS + 6;
+	fx_pending(&f, REQ_A);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Start");
+	fx_fini(&f);
+}
+
+Test(track, special_peer_and_tag_values_are_made_portable)
+{
+	struct fx f;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, -1, -1, f.site2);
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Isend, COMM, -2, 4, f.site2);
+	fx_pending(&f, REQ_A);
+	fx_pending(&f, REQ_B);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	cr_expect_eq(f.r.track[0].peer, SNAP_TRACK_ANY);
+	cr_expect_eq(f.r.track[0].tag, SNAP_TRACK_ANY);
+	cr_expect_eq(f.r.track[1].peer, SNAP_TRACK_PROC_NULL);
+	cr_expect_eq(f.r.track[1].tag, 4);
+	fx_fini(&f);
+}
+
+Test(track, nonblocking_collective_post_and_last_collective_are_read)
+{
+	struct fx f;
+	struct mdt_coll *c;
+	int post = -1, coll = -1;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Ireduce, COMM, 1, MDT_NONE,
+		 f.site2);
+	c = &f.tb->colls[17];
+	*c = (struct mdt_coll){ .stamp = 4, .comm = COMM, .datatype = 0x7000,
+				.op = 0x8000, .ret = f.site2, .ncalls = 9,
+				.call = MDT_MPI_Ireduce, .root = 1,
+				.count = 3 };
+	f.tb->colls_head = 4;
+	fx_pending(&f, REQ_A);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	for (int i = 0; i < 2; i++)
+		*(f.r.track[i].kind == SNAP_TRACK_POST ? &post : &coll) = i;
+	cr_assert(post >= 0 && coll >= 0);
+	cr_expect_str_eq(f.r.track[post].call, "MPI_Ireduce");
+	cr_expect_eq(f.r.track[post].peer, 1);
+	cr_expect_eq(f.r.track[post].tag, SNAP_TRACK_NONE);
+	cr_expect_eq(f.r.track[coll].peer, 1);
+	cr_expect_eq(f.r.track[coll].count, 3);
+	cr_expect_eq(f.r.track[coll].op, 0x8000);
+	cr_expect_eq(f.r.track[coll].ncalls, 9);
+	cr_expect_eq(f.r.track[coll].line, 2);
+	fx_fini(&f);
+}
+
+Test(track, dropped_counts_every_part)
+{
+	struct fx f;
+
+	fx_init(&f);
+	f.tb->posts_dropped = 5;
+	f.tb->inits_head = MDT_NINITS + 2;
+	f.tb->coll_dropped = 1;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect(f.r.tracked);
+	cr_expect_eq(f.r.track_dropped, 8);
+	fx_fini(&f);
+}
+
+Test(track, table_of_another_version_is_left_unread_with_one_note)
+{
+	struct fx f;
+
+	fx_init(&f);
+	f.tb->version = 1;
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	fx_pending(&f, REQ_A);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_not(f.r.tracked);
+	cr_expect_eq(f.r.ntrack, 0);
+	cr_assert_eq(f.s->nnotes, 1);
+	cr_expect(strstr(f.s->notes[0], "version 1"), "%s", f.s->notes[0]);
+	fx_fini(&f);
+}
+
+Test(track, rank_without_the_library_stays_untracked)
+{
+	struct fx f;
+	struct es_view *empty;
+	struct tgt *t = tgt_fake_new(4243);
+	struct trk_ctx x;
+
+	fx_init(&f);
+	empty = es_view_new(f.ec);
+	x = (struct trk_ctx){ t, empty, f.lines, NULL, f.s, 0, &f.noted };
+	fx_pending(&f, REQ_A);
+	cr_assert_eq(trk_read(&x, &f.r), 0);
+	cr_expect_not(f.r.tracked);
+	cr_expect_eq(f.s->nnotes, 0);
+	tgt_free(t);
+	es_view_free(empty);
+	fx_fini(&f);
+}
+
+/* MPICH's DLL gives no request: a pending receive with its arguments. */
+static struct snap_op *fx_pending_args(struct fx *f, enum snap_op_kind kind,
+				       int peer, int tag)
+{
+	struct snap_op *op = &f->ops[f->r.nops++];
+
+	op->kind = kind;
+	op->status = SNAP_ST_PENDING;
+	op->peer_local = peer;
+	op->tag = tag;
+	op->any_tag = tag < 0;
+	return op;
+}
+
+Test(track, operation_without_request_is_joined_to_the_one_post_of_its_arguments)
+{
+	struct fx f;
+	struct snap_op *recv, *send;
+
+	fx_init(&f);
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Issend, COMM, 1, 1, f.site3);
+	recv = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	send = fx_pending_args(&f, SNAP_OP_SEND, 1, 1);
+	f.r.mpi_call = "MPI_Waitall";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(recv->request, REQ_A);
+	cr_expect_eq(send->request, REQ_B);
+	cr_assert_eq(f.r.ntrack, 2);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Irecv");
+	cr_expect_eq(f.r.track[0].line, 2);
+	cr_expect_str_eq(f.r.track[1].call, "MPI_Issend");
+	fx_fini(&f);
+}
+
+Test(track, operation_without_request_stays_unjoined_when_posts_are_ambiguous)
+{
+	struct fx f;
+	struct snap_op *a, *b, *c;
+
+	fx_init(&f);
+	/* Two receives from rank 1 with tag 1 (two handles). */
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, COMM, 1, 1, f.site3);
+	/* Any source and any tag are not a given source or tag. */
+	put_post(f.tb, 0, REQ_A ^ 0x40, MDT_MPI_Irecv, COMM, -1, -1,
+		 f.site2);
+	a = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	b = fx_pending_args(&f, SNAP_OP_RECV, 2, -1);
+	c = fx_pending_args(&f, SNAP_OP_RECV, -1, -1);
+	f.r.mpi_call = "MPI_Wait";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(a->request, 0);
+	cr_expect_eq(b->request, 0);
+	cr_expect_eq(c->request, REQ_A ^ 0x40);
+	cr_expect_eq(f.r.ntrack, 1);
+	fx_fini(&f);
+}
+
+Test(track, predefined_communicators_are_named_by_the_handles_in_the_table)
+{
+	struct fx f;
+
+	fx_init(&f);
+	f.tb->comm_world = 0x44000000;
+	f.tb->comm_self = 0x44000001;
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, 0x44000000, 1, 1, f.site2);
+	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, 0x44000001, 0, 1, f.site2);
+	fx_pending(&f, REQ_A);
+	fx_pending(&f, REQ_B);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	cr_expect_str_eq(f.r.track[0].comm_name, "MPI_COMM_WORLD");
+	cr_expect_str_eq(f.r.track[1].comm_name, "MPI_COMM_SELF");
+	fx_fini(&f);
+}
+
+Test(track, operation_of_a_blocking_receive_is_not_joined_by_arguments)
+{
+	struct fx f;
+	struct snap_op *op;
+
+	fx_init(&f);
+	/* An old MPI_Irecv with the arguments of the MPI_Recv now pending. */
+	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	op = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	f.r.mpi_call = "MPI_Recv";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(op->request, 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+}
