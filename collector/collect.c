@@ -295,6 +295,7 @@ static void read_all(struct col *c, int look)
 			continue;
 		progress(c, "reading", i + 1, s->nranks);
 		rc = col_read_rank(&cr, &fresh);
+		tgt_forget(cr.t);	/* its pages: read once, no longer needed */
 		if (rc == -MD_E_GONE) {
 			snap_rank_free_data(&fresh);
 			mark(c, i, SNAP_RANK_GONE, "exited during collection");
@@ -341,6 +342,31 @@ static void block_jobctl(struct col *c)
 	pthread_sigmask(SIG_BLOCK, &jobctl, &c->saved_mask);
 }
 
+/*
+ * Load what the looks need (the DLL, the MPI library's types, ob1's
+ * layouts) from the first rank stopped here, once.  It is done with the
+ * ranks stopped, not before: ranks that spin in MPI's progress loop take
+ * the CPU from anything that runs beside them (a nice -19 process gets
+ * about a third of a core next to 128 of them), and an agent is ready
+ * for the first look sooner.
+ */
+static void setup_once(struct col *c)
+{
+	if (c->prepared)
+		return;
+	for (int i = 0; i < c->s->nranks; i++) {
+		if (c->tgts[i]) {
+			long long t1 = md_now_ns();
+
+			c->prepared = true;
+			col_phase(c, COL_PHASE_SETUP, i);
+			col_prepare(c, i);
+			c->st.setup_ns += md_now_ns() - t1;
+			break;
+		}
+	}
+}
+
 int col_look(struct col *c, int look)
 {
 	if (look && c->o->interval_ms > 0 && !c->external_pace)
@@ -348,6 +374,8 @@ int col_look(struct col *c, int look)
 	if (!stopped(c)) {
 		block_jobctl(c);
 		attach_all(c, look);
+		if (!stopped(c))
+			setup_once(c);
 		if (!stopped(c))
 			read_all(c, look);
 		/* Detached on every path, a stop request included. */
@@ -358,21 +386,10 @@ int col_look(struct col *c, int look)
 	return stopped(c) ? -MD_E_INTR : 0;
 }
 
-/* Load what the looks need from the first rank that can be read here. */
 static void prepare(struct col *c)
 {
 	c->tgts = xcalloc((size_t)c->s->nranks + 1, sizeof(*c->tgts));
 	c->read_fault = xcalloc((size_t)c->s->nranks + 1, sizeof(int));
-	for (int i = 0; i < c->s->nranks; i++) {
-		if (c->s->ranks[i].state == SNAP_RANK_COLLECTED) {
-			long long t1 = md_now_ns();
-
-			col_phase(c, COL_PHASE_SETUP, i);
-			col_prepare(c, i);
-			c->st.setup_ns += md_now_ns() - t1;
-			break;
-		}
-	}
 }
 
 int col_open(const struct col_opts *o, struct col **out)

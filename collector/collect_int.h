@@ -56,6 +56,11 @@ struct col {
 	bool external_pace;	/* the caller times the looks (agent) */
 	sigset_t saved_mask;	/* while ranks are stopped */
 	bool track_noted;	/* a libmdtrack.so version note was made */
+	/* Views from ld.so's link_map list (collect_view.c): 0 not tried,
+	 * 1 learnt (r_debug at AT_BASE + rdebug_off), -1 maps only. */
+	int links;
+	uint64_t rdebug_off;
+	bool prepared;		/* col_prepare done (first look) */
 };
 
 /* A rank while it is stopped. */
@@ -66,6 +71,15 @@ struct col_rank {
 	struct dt_index *types;	/* the MPI library's types, NULL if none */
 	int rank;
 };
+
+/*
+ * The view of the stopped rank cr (cr->view, the caller's): from its
+ * link_map list once the image cache has learnt the list's names from
+ * an earlier rank, else from /proc/PID/maps (learning from it).  The
+ * view is the one es_view_from_maps gives.  Returns 0, -MD_E_GONE (no
+ * maps) or -MD_E_INPUT.
+ */
+int col_rank_view(struct col_rank *cr);
 
 /*
  * Read the stopped rank cr into r (a fresh rank record: queues, members,

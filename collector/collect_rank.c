@@ -269,12 +269,9 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 {
 	struct col *c = cr->c;
 	long long t0 = md_now_ns(), t1;
-	const char *maps = tgt_maps_text(cr->t);
 	int rc;
 
-	if (!maps)
-		return -MD_E_GONE;
-	rc = es_view_from_maps(c->syms, maps, tgt_exe(cr->t), &cr->view);
+	rc = col_rank_view(cr);
 	if (rc < 0)
 		return rc;
 	t1 = md_now_ns();

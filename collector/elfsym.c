@@ -103,19 +103,34 @@ static void add_addr(struct es_image *img, const GElf_Sym *s, const char *name,
 	a->local = local;
 }
 
-static void add_sym(struct es_image *img, const GElf_Sym *s, const char *name)
+/* Memory the image owns until es_image_free: string tables, names. */
+static void *own(struct es_image *img, void *block)
+{
+	img->blocks = xrealloc(img->blocks,
+			       (img->nblocks + 1) * sizeof(*img->blocks));
+	img->blocks[img->nblocks++] = block;
+	return block;
+}
+
+/* name points into a string table the image owns; e is a free entry of
+ * the image's pool, used only when the name is new. */
+static bool add_sym(struct es_image *img, const GElf_Sym *s, const char *name,
+		    struct es_name *fresh)
 {
 	struct es_name *e;
 	enum es_kind kind;
-	bool local = GELF_ST_BIND(s->st_info) == STB_LOCAL;
+	bool local = GELF_ST_BIND(s->st_info) == STB_LOCAL, used = false;
+	size_t len;
 
 	if (!sym_wanted(s, &kind))
-		return;
-	HASH_FIND_STR(img->names, name, e);
+		return false;
+	len = strlen(name);
+	HASH_FIND(hh, img->names, name, len, e);
 	if (!e) {
-		e = xcalloc(1, sizeof(*e));
-		e->name = xstrdup(name);
-		HASH_ADD_KEYPTR(hh, img->names, e->name, strlen(e->name), e);
+		e = fresh;
+		used = true;
+		e->name = (char *)name;
+		HASH_ADD_KEYPTR(hh, img->names, e->name, len, e);
 		img->nnames++;
 	} else if (!(e->local && !local)) {
 		/* The same symbol from .symtab and .dynsym, or a second
@@ -131,26 +146,39 @@ static void add_sym(struct es_image *img, const GElf_Sym *s, const char *name)
 addr:
 	if (kind == ES_FUNC)
 		add_addr(img, s, e->name, local);
+	return used;
 }
 
+/* Each table's strings are copied once, whole: the names point into the
+ * copy (a copy of each name was most of the cost of indexing). */
 static void read_symtab(struct es_image *img, Elf *elf, Elf_Scn *scn,
 			const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
+	Elf_Scn *strscn = elf_getscn(elf, sh->sh_link);
+	Elf_Data *strs = strscn ? elf_getdata(strscn, NULL) : NULL;
+	struct es_name *pool;
+	const char *str;
+	size_t i, n, used = 0;
 
-	if (!data || sh->sh_entsize == 0)
+	if (!data || sh->sh_entsize == 0 || !strs || !strs->d_buf ||
+	    strs->d_size == 0)
 		return;
 	n = sh->sh_size / sh->sh_entsize;
+	str = own(img, xmalloc(strs->d_size + 1));
+	memcpy((char *)str, strs->d_buf, strs->d_size);
+	((char *)str)[strs->d_size] = '\0';
+	pool = own(img, xcalloc(n ? n : 1, sizeof(*pool)));
 	for (i = 1; i < n; i++) {
 		GElf_Sym s;
-		const char *name;
 
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (name && *name)
-			add_sym(img, &s, name);
+		if (s.st_name == 0 || s.st_name >= strs->d_size ||
+		    !str[s.st_name])
+			continue;
+		if (add_sym(img, &s, str + s.st_name, &pool[used]))
+			used++;
 	}
 }
 
@@ -359,15 +387,12 @@ int es_image_open(const char *path, struct es_image **out)
 
 void es_image_free(struct es_image *img)
 {
-	struct es_name *e, *tmp;
-
 	if (!img)
 		return;
-	HASH_ITER(hh, img->names, e, tmp) {
-		HASH_DEL(img->names, e);
-		free(e->name);
-		free(e);
-	}
+	HASH_CLEAR(hh, img->names);
+	while (img->nblocks)
+		free(img->blocks[--img->nblocks]);
+	free(img->blocks);
 	while (img->nneeded)
 		free(img->needed[--img->nneeded]);
 	free(img->needed);

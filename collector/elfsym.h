@@ -142,6 +142,35 @@ int es_view_add(struct es_view *v, const char *path, uint64_t bias);
 int es_view_from_maps(struct es_cache *c, const char *maps_text,
 		      const char *exe_path, struct es_view **out);
 
+/*
+ * One entry of ld.so's link_map list (r_debug.r_map): l_name ("" for
+ * the executable) and l_addr, the load bias.
+ */
+struct es_link {
+	const char *name;
+	uint64_t addr;
+};
+
+/*
+ * Reading /proc/PID/maps costs the kernel ~1 us a line (500 lines in an
+ * Open MPI rank); a rank's link_map list gives the same biases from its
+ * memory.  es_links_learn pairs the list of the process whose maps gave
+ * c's last es_view_from_maps with that view's objects, by bias: each
+ * name is a file of the view or none (the vdso).  Returns 0, or
+ * -MD_E_NOSYM (quietly; nothing learnt) when an object of the view is
+ * not in the list or a name comes twice.
+ *
+ * es_view_from_links then builds the view of another process of the
+ * same program from its list alone: the view es_view_from_maps would
+ * give, its objects in the same order.  Returns 0 and *out, or quietly
+ * -MD_E_NOSYM when nothing was learnt or the list has a name not learnt
+ * or lacks an object (the caller reads the maps instead).
+ */
+int es_links_learn(struct es_cache *c, const struct es_link *links,
+		   unsigned n);
+int es_view_from_links(struct es_cache *c, const struct es_link *links,
+		       unsigned n, struct es_view **out);
+
 /* Objects in search order; i < es_view_count. Borrowed, valid as long
  * as the view. */
 unsigned es_view_count(const struct es_view *v);

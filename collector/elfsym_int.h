@@ -22,6 +22,8 @@ struct es_image {
 	unsigned nneeded;
 	struct es_eh_table eh;	/* eh.count == 0: none usable */
 	uint64_t pltgot;	/* DT_PLTGOT, 0 if none */
+	void **blocks;		/* string tables and names, owned */
+	unsigned nblocks;
 };
 
 /* es_cache_get for files listed in maps: a file that is not ELF (locale

@@ -39,10 +39,33 @@ struct es_tmpl {
 	unsigned *order;	/* linker order per file; UINT_MAX: dlopen */
 };
 
+/* One object of the last view built from maps, for es_links_learn. */
+struct es_lastobj {
+	const char *path;	/* owned by its es_mfile */
+	struct es_image *img;
+	uint64_t bias;
+	unsigned order;
+};
+
+/* A name of ld.so's link_map list, as learnt from a rank whose maps were
+ * read too: the file it is, or none (the vdso). */
+struct es_linkname {
+	UT_hash_handle hh;	/* key: name */
+	char *name;
+	const char *path;	/* NULL: not an object of the view */
+	struct es_image *img;
+	unsigned order;
+};
+
 struct es_maps_memo {
 	struct es_mfile *files;
 	struct es_tmpl *tmpls;
 	unsigned nfiles;
+	struct es_lastobj *last;
+	unsigned nlast;
+	struct es_linkname *links;
+	unsigned nlinked;	/* objects of the learnt view */
+	bool learnt;
 };
 
 /* One file seen in the maps text. */
@@ -383,6 +406,19 @@ static const unsigned *tmpl_order(struct es_maps_memo *mm,
 	return t->order;
 }
 
+static void links_forget(struct es_maps_memo *mm)
+{
+	struct es_linkname *l, *ln;
+
+	HASH_ITER(hh, mm->links, l, ln) {
+		HASH_DEL(mm->links, l);
+		free(l->name);
+		free(l);
+	}
+	mm->learnt = false;
+	mm->nlinked = 0;
+}
+
 void es_maps_memo_free(struct es_maps_memo *mm)
 {
 	struct es_mfile *f, *fn;
@@ -402,6 +438,8 @@ void es_maps_memo_free(struct es_maps_memo *mm)
 		free(t->order);
 		free(t);
 	}
+	links_forget(mm);
+	free(mm->last);
 	free(mm);
 }
 
@@ -439,11 +477,129 @@ int es_view_from_maps(struct es_cache *c, const char *maps_text,
 	free(elf);
 	qsort(f, ne, sizeof(*f), cmp_mapref);
 	v = es_view_new(c);
-	for (i = 0; i < ne; i++)
-		es_view_append_borrowed(v, f[i].file->path,
-					f[i].start - f[i].file->img->base_vaddr,
+	mm->last = xrealloc(mm->last, (ne ? ne : 1) * sizeof(*mm->last));
+	mm->nlast = ne;
+	for (i = 0; i < ne; i++) {
+		uint64_t bias = f[i].start - f[i].file->img->base_vaddr;
+
+		es_view_append_borrowed(v, f[i].file->path, bias,
 					f[i].file->img);
+		mm->last[i] = (struct es_lastobj){ f[i].file->path,
+						   f[i].file->img, bias,
+						   f[i].order };
+	}
 	free(f);
+	*out = v;
+	return 0;
+}
+
+/* ---- the same view from ld.so's link_map list ---- */
+
+static int learn_one(struct es_maps_memo *mm, const struct es_link *l,
+		     bool *taken)
+{
+	struct es_linkname *e;
+	const struct es_lastobj *o = NULL;
+
+	for (unsigned j = 0; j < mm->nlast && !o; j++)
+		if (mm->last[j].bias == l->addr && !taken[j]) {
+			o = &mm->last[j];
+			taken[j] = true;
+		}
+	HASH_FIND_STR(mm->links, l->name, e);
+	if (e)	/* a name twice: which file is which is not known */
+		return -MD_E_NOSYM;
+	e = xcalloc(1, sizeof(*e));
+	e->name = xstrdup(l->name);
+	if (o) {
+		e->path = o->path;
+		e->img = o->img;
+		e->order = o->order;
+	}
+	HASH_ADD_KEYPTR(hh, mm->links, e->name, strlen(e->name), e);
+	return 0;
+}
+
+int es_links_learn(struct es_cache *c, const struct es_link *links,
+		   unsigned n)
+{
+	struct es_maps_memo *mm = memo_of(c);
+	bool *taken = xcalloc(mm->nlast + 1, sizeof(*taken));
+	unsigned matched = 0;
+	int rc = 0;
+
+	links_forget(mm);
+	for (unsigned i = 0; i < n && rc == 0; i++)
+		rc = learn_one(mm, &links[i], taken);
+	for (unsigned j = 0; j < mm->nlast; j++)
+		matched += taken[j];
+	free(taken);
+	/* Every object of the maps' view must be in the list: a file
+	 * mapped privately without ld.so is seen only in the maps. */
+	if (rc == 0 && matched != mm->nlast)
+		rc = -MD_E_NOSYM;
+	if (rc < 0) {
+		links_forget(mm);
+		return rc;
+	}
+	mm->learnt = true;
+	mm->nlinked = matched;
+	return 0;
+}
+
+struct es_linked {
+	const struct es_linkname *e;
+	uint64_t bias, start;
+};
+
+static int cmp_linked(const void *a, const void *b)
+{
+	const struct es_linked *x = a, *y = b;
+
+	/* As cmp_mapref: linker order, then dlopen()ed by address. */
+	if (x->e->order != y->e->order)
+		return x->e->order < y->e->order ? -1 : 1;
+	if (x->start != y->start)
+		return x->start > y->start ? -1 : 1;
+	return 0;
+}
+
+int es_view_from_links(struct es_cache *c, const struct es_link *links,
+		       unsigned n, struct es_view **out)
+{
+	struct es_maps_memo *mm = memo_of(c);
+	struct es_linked *o;
+	unsigned k = 0;
+	struct es_view *v;
+
+	*out = NULL;
+	if (!mm->learnt)
+		return -MD_E_NOSYM;
+	o = xmalloc((mm->nlinked + 1) * sizeof(*o));
+	for (unsigned i = 0; i < n; i++) {
+		struct es_linkname *e;
+
+		HASH_FIND_STR(mm->links, links[i].name, e);
+		if (!e || (e->img && k == mm->nlinked)) {
+			free(o);	/* a name not learnt: new objects */
+			return -MD_E_NOSYM;
+		}
+		if (!e->img)
+			continue;
+		o[k].e = e;
+		o[k].bias = links[i].addr;
+		o[k++].start = links[i].addr + e->img->base_vaddr;
+	}
+	if (k != mm->nlinked) {
+		free(o);	/* objects missing: another list of images */
+		return -MD_E_NOSYM;
+	}
+	qsort(o, k, sizeof(*o), cmp_linked);
+	v = es_view_new(c);
+	for (unsigned i = 0; i < k; i++)
+		es_view_append_borrowed(v, o[i].e->path, o[i].bias,
+					o[i].e->img);
+	free(o);
 	*out = v;
 	return 0;
 }

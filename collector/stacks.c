@@ -19,20 +19,6 @@
 #include "md.h"
 #include "mpicalls.h"
 
-/*
- * Memory read by whole pages: an unwind reads the same stack and
- * .eh_frame pages over and over.  The process is stopped for the whole
- * walk, so the copies stay true.
- */
-#define STK_PAGE 4096
-#define STK_PAGES 64
-
-struct stk_page {
-	uint64_t addr;
-	bool valid;
-	unsigned char data[STK_PAGE];
-};
-
 /* One file mapping of /proc/PID/maps, for frames the symbolizer cannot
  * place. */
 struct stk_map {
@@ -52,7 +38,6 @@ struct stk_walk {
 	int nmaps;
 	bool maps_read;
 	bool warned;
-	struct stk_page *pages;	/* STK_PAGES, direct-mapped */
 };
 
 /* ---- libunwind accessors over the target ---- */
@@ -137,34 +122,16 @@ static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dil,
 	return -UNW_ENOINFO;
 }
 
-/* The page that holds addr, read on first use; NULL if unreadable. */
-static const struct stk_page *page_at(struct stk_walk *w, uint64_t addr)
-{
-	uint64_t base = addr & ~(uint64_t)(STK_PAGE - 1);
-	struct stk_page *p = &w->pages[(base / STK_PAGE) % STK_PAGES];
-
-	if (p->valid && p->addr == base)
-		return p;
-	p->addr = base;
-	p->valid = tgt_read(w->t, base, p->data, STK_PAGE) == 0;
-	return p->valid ? p : NULL;
-}
-
+/* An unwind reads the same stack and .eh_frame pages over and over: the
+ * target keeps the pages of a stopped process (tgt_forget). */
 static int acc_access_mem(unw_addr_space_t as, unw_word_t addr,
 			  unw_word_t *val, int write, void *arg)
 {
 	struct stk_arg *a = arg;
-	const struct stk_page *p;
-	size_t off = addr & (STK_PAGE - 1);
 
 	(void)as;
 	if (write)
 		return -UNW_EINVAL;	/* a walk only reads */
-	if (off + sizeof(*val) <= STK_PAGE && (p = page_at(a->w, addr))) {
-		memcpy(val, p->data + off, sizeof(*val));
-		return 0;
-	}
-	/* A word across two pages, or a page only partly readable. */
 	return tgt_read(a->w->t, addr, val, sizeof(*val)) == 0 ? 0
 							       : -UNW_EINVAL;
 }
@@ -382,14 +349,12 @@ int stk_process(struct tgt *t, struct snap *s, const struct stk_opts *o,
 	/* One address space per process: libunwind caches unwind info by
 	 * address, and libraries sit elsewhere in every rank (ASLR). */
 	w.as = unw_create_addr_space(&acc, 0);
-	w.pages = xcalloc(STK_PAGES, sizeof(*w.pages));
 	unw_set_caching_policy(w.as, UNW_CACHE_GLOBAL);
 	*threads = xcalloc((size_t)(nt ? nt : 1), sizeof(**threads));
 	for (int i = 0; i < nt; i++)
 		walk_thread(&w, tids[i], &(*threads)[i]);
 	*n = nt;
 	unw_destroy_addr_space(w.as);
-	free(w.pages);
 	es_view_free(w.own_view);
 	es_cache_free(w.own_cache);
 	free(w.maps);

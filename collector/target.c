@@ -26,6 +26,7 @@ struct tgt {
 	int ntids;
 	int *unstopped;
 	int nunstopped;
+	struct tgt_cache *pages;	/* while attached, all stopped */
 };
 
 struct tgt *tgt_new(int pid, const struct tgt_ops *ops, void *impl,
@@ -88,6 +89,7 @@ void tgt_detach(struct tgt *t)
 		return;
 	t->ops->detach(t);
 	t->attached = false;
+	tgt_forget(t);
 	/* The thread list was that of the stopped threads. */
 	free(t->tids);
 	t->tids = NULL;
@@ -99,6 +101,7 @@ void tgt_free(struct tgt *t)
 		return;
 	tgt_detach(t);
 	t->ops->release(t);
+	tgt_cache_free(t->pages);
 	free(t->maps);
 	free(t->exe);
 	free(t->tids);
@@ -126,7 +129,20 @@ int tgt_read(struct tgt *t, uint64_t addr, void *buf, size_t len)
 		return 0;
 	if (t->read_fault)
 		return t->read_fault;
+	/* Only a process stopped whole holds still (a thread that did not
+	 * stop may write). */
+	if (t->attached && !t->nunstopped) {
+		if (!t->pages)
+			t->pages = tgt_cache_new();
+		return tgt_cache_read(t->pages, t, t->ops, addr, buf, len);
+	}
 	return t->ops->read(t, addr, buf, len);
+}
+
+void tgt_forget(struct tgt *t)
+{
+	tgt_cache_free(t->pages);
+	t->pages = NULL;
 }
 
 int tgt_read_str(struct tgt *t, uint64_t addr, size_t max, char **out)
@@ -202,6 +218,11 @@ const char *tgt_exe(struct tgt *t)
 			t->exe = NULL;
 	}
 	return t->exe;
+}
+
+int tgt_auxv(struct tgt *t, uint64_t type, uint64_t *val)
+{
+	return t->ops->auxv ? t->ops->auxv(t, type, val) : -MD_E_NOSYM;
 }
 
 int tgt_regs(struct tgt *t, int tid, struct tgt_regs *out)

@@ -79,6 +79,9 @@ struct tgt_ops {
 	int (*open_other)(struct tgt *t, int pid, struct tgt **out);
 	/* Detach if attached; must be idempotent. */
 	void (*detach)(struct tgt *t);
+	/* Optional (NULL: none): the value of an auxiliary vector entry
+	 * (AT_BASE, ...); -MD_E_NOSYM when absent. */
+	int (*auxv)(struct tgt *t, uint64_t type, uint64_t *val);
 	/* Free the implementation's data (after detach). */
 	void (*release)(struct tgt *t);
 };
@@ -148,6 +151,14 @@ void tgt_free(struct tgt *t);
 int tgt_read(struct tgt *t, uint64_t addr, void *buf, size_t len);
 
 /*
+ * While every thread of t is stopped, tgt_read reads whole pages once
+ * and answers later reads from them (the memory cannot change); they are
+ * dropped at tgt_detach, or by tgt_forget when the caller is done with
+ * the process for now (their memory: a few dozen pages per process).
+ */
+void tgt_forget(struct tgt *t);
+
+/*
  * Read a NUL-terminated string of at most max-1 bytes at addr into a new
  * heap string (*out, the caller's).  Returns as tgt_read(); a string
  * without NUL within max bytes is cut.
@@ -167,6 +178,13 @@ const char *tgt_maps_text(struct tgt *t);
  * Returns 0 or a negated code (reported; -MD_E_GONE quietly).
  */
 int tgt_threads(struct tgt *t, const int **tids, int *n);
+
+/*
+ * The value of entry type (AT_BASE: where ld.so is loaded) of the
+ * process's auxiliary vector.  Returns 0, or quietly -MD_E_NOSYM (no
+ * such entry, or a target that has no vector) or the /proc error.
+ */
+int tgt_auxv(struct tgt *t, uint64_t type, uint64_t *val);
 
 /* readlink /proc/PID/exe; borrowed until tgt_free, NULL if unknown. */
 const char *tgt_exe(struct tgt *t);

@@ -7,6 +7,8 @@
 #define MD_TARGET_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "target.h"
 
@@ -32,6 +34,20 @@ long tgt_tracer_of(int pid, int tid);
 void tgt_report_perm(struct tgt *t, const char *call, int saved_errno);
 /* The same line for pid, every time (target_perm.c). */
 void tgt_perm_report(int pid, const char *call, int saved_errno);
+
+/*
+ * The pages of a stopped process (target_cache.c): tgt_cache_read reads
+ * through ops->read a whole page at a time, keeps the pages, and answers
+ * the next reads from them; a read longer than two pages, or one that
+ * touches a page that cannot be read whole, goes to ops->read as asked
+ * (its error is that of ops->read).  tgt_cache_free(NULL) does nothing.
+ */
+struct tgt_cache;
+struct tgt_cache *tgt_cache_new(void);
+int tgt_cache_read(struct tgt_cache *c, struct tgt *t,
+		   const struct tgt_ops *ops, uint64_t addr, void *buf,
+		   size_t len);
+void tgt_cache_free(struct tgt_cache *c);
 
 /* The live implementation (target_live.c). */
 int tgt_live_open(int pid, struct tgt **out);

@@ -398,6 +398,30 @@ static int live_exe(struct tgt *t, char **path)
 	return tgt_proc_exe(tgt_pid(t), path);
 }
 
+static int live_auxv(struct tgt *t, uint64_t type, uint64_t *val)
+{
+	char *text;
+	size_t len;
+	uint64_t e[2];
+	int r = tgt_proc_strings(tgt_pid(t), "auxv", &text, &len);
+
+	if (r < 0)
+		return r;
+	r = -MD_E_NOSYM;
+	for (size_t off = 0; off + sizeof(e) <= len; off += sizeof(e)) {
+		memcpy(e, text + off, sizeof(e));
+		if (e[0] == 0)	/* AT_NULL */
+			break;
+		if (e[0] == type) {
+			*val = e[1];
+			r = 0;
+			break;
+		}
+	}
+	free(text);
+	return r;
+}
+
 /* ptrace's registers in libunwind's numbering (see struct tgt_regs). */
 static int live_regs(struct tgt *t, int tid, struct tgt_regs *out)
 {
@@ -491,6 +515,7 @@ static const struct tgt_ops live_ops = {
 	.open_other = live_open_other,
 	.detach = live_detach,
 	.release = live_release,
+	.auxv = live_auxv,
 };
 
 int tgt_live_open(int pid, struct tgt **out)

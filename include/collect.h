@@ -66,6 +66,7 @@ struct col_opts {
 	int interval_ms;	/* between looks (default 1000) */
 	bool progress;		/* show progress on stderr (a terminal) */
 	bool no_ob1;		/* do not read ob1's queues (DLL only) */
+	bool no_links;		/* every rank's view from its maps */
 	/* Set asynchronously by a SIGINT/SIGTERM handler; the collector
 	 * checks it between steps, detaches everything and returns
 	 * -MD_E_INTR. May be NULL. */

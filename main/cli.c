@@ -394,9 +394,12 @@ int cli_collect(const struct cli *c, int pid,
 		.timeout_s = c->agent_timeout_s,
 	};
 	const char *no_ob1 = getenv("MD_NO_OB1");
+	const char *no_links = getenv("MD_NO_LINKS");
 
 	/* The DLL's view only: for comparing, and the benchmark. */
 	o.col.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
+	/* Every rank's maps read (collect_view.c): for comparing. */
+	o.col.no_links = no_links && *no_links && strcmp(no_links, "0");
 	return ag_collect(&o, out);
 }
 

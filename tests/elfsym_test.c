@@ -4,9 +4,11 @@
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../collector/elfsym.h"
 #include "md.h"
@@ -513,4 +515,86 @@ Test(elfsym, file_mapped_only_shared_is_not_a_loaded_object)
 	es_cache_free(c);
 	free(maps);
 	free_pair(&p);
+}
+
+/* This process's own link_map list, as collect_view.c reads a rank's. */
+static struct es_link *own_links(unsigned *n)
+{
+	struct es_link *l = NULL;
+
+	*n = 0;
+	for (struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
+		l = realloc(l, (*n + 1) * sizeof(*l));
+		cr_assert_not_null(l);
+		l[*n].name = m->l_name ? m->l_name : "";
+		l[(*n)++].addr = m->l_addr;
+	}
+	return l;
+}
+
+static char *own_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	size_t cap = 1 << 20, len;
+	char *text = malloc(cap);
+
+	cr_assert(f && text);
+	len = fread(text, 1, cap - 1, f);
+	fclose(f);
+	text[len] = '\0';
+	return text;
+}
+
+Test(elfsym, view_from_link_map_list_is_the_view_from_maps)
+{
+	struct es_cache *c = es_cache_new();
+	struct es_view *vm = NULL, *vl = NULL;
+	char exe[4096] = "", *maps = own_maps();
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct es_link *l;
+	unsigned n;
+
+	cr_assert_gt(k, 0);
+	exe[k] = '\0';
+	cr_assert_eq(es_view_from_maps(c, maps, exe, &vm), 0);
+	l = own_links(&n);
+	cr_assert_gt(n, 2);
+	cr_assert_eq(es_links_learn(c, l, n), 0);
+	cr_assert_eq(es_view_from_links(c, l, n, &vl), 0);
+	cr_assert_eq(es_view_count(vl), es_view_count(vm));
+	for (unsigned i = 0; i < es_view_count(vm); i++) {
+		const struct es_object *a = es_view_object(vm, i);
+		const struct es_object *b = es_view_object(vl, i);
+
+		cr_expect_str_eq(b->path, a->path, "object %u", i);
+		cr_expect_eq(b->bias, a->bias, "%s", a->path);
+		cr_expect_eq(b->start, a->start, "%s", a->path);
+		cr_expect_eq(b->img, a->img, "%s", a->path);
+	}
+	es_view_free(vl);
+	vl = NULL;
+	/* A list naming an object not learnt is another list of images:
+	 * the maps must be read. */
+	l = realloc(l, (n + 1) * sizeof(*l));
+	l[n] = (struct es_link){ "/nonexistent/libnew.so", 0x7f0000000000 };
+	cr_expect_eq(es_view_from_links(c, l, n + 1, &vl), -MD_E_NOSYM);
+	cr_expect_null(vl);
+	/* Nor one that lacks an object (the executable, first). */
+	cr_expect_eq(es_view_from_links(c, l + 1, n - 1, &vl), -MD_E_NOSYM);
+	cr_expect_null(vl);
+	free(l);
+	es_view_free(vm);
+	es_cache_free(c);
+	free(maps);
+}
+
+Test(elfsym, view_from_links_needs_a_learnt_list)
+{
+	struct es_cache *c = es_cache_new();
+	struct es_view *v = NULL;
+	struct es_link l = { "", 0 };
+
+	cr_expect_eq(es_view_from_links(c, &l, 1, &v), -MD_E_NOSYM);
+	cr_expect_null(v);
+	es_cache_free(c);
 }

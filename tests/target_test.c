@@ -250,6 +250,46 @@ Test(target, fake_reads_regions_and_faults_outside)
 	tgt_free(t);
 }
 
+Test(target, stopped_process_pages_are_read_once_until_forget)
+{
+	struct tgt *t = tgt_fake_new_attached(78);
+	static unsigned char page[2 * 4096];
+	uint64_t v = 0, w = 0;
+
+	for (size_t i = 0; i < sizeof(page); i++)
+		page[i] = (unsigned char)i;
+	tgt_fake_add_region(t, 0x10000, page, sizeof(page));
+	cr_assert_eq(tgt_read(t, 0x10ffc, &v, sizeof(v)), 0, "across pages");
+	cr_expect_eq(memcmp(&v, page + 0xffc, sizeof(v)), 0);
+	/* Both pages are kept: the process "exits", they still answer. */
+	tgt_fake_gone(t);
+	cr_expect_eq(tgt_read(t, 0x10010, &w, sizeof(w)), 0);
+	cr_expect_eq(memcmp(&w, page + 0x10, sizeof(w)), 0);
+	cr_expect_eq(tgt_read(t, 0x11ff8, &w, sizeof(w)), 0);
+	cr_expect_eq(memcmp(&w, page + 0x1ff8, sizeof(w)), 0);
+	tgt_forget(t);
+	cr_expect_eq(tgt_read(t, 0x10010, &w, sizeof(w)), -MD_E_GONE,
+		     "tgt_forget dropped the pages: the read is asked again");
+	tgt_free(t);
+}
+
+Test(target, stopped_process_reads_short_regions_and_faults_outside)
+{
+	struct tgt *t = tgt_fake_new_attached(79);
+	char a[8] = "abcdefg", b[8] = "hijklmn", buf[16] = { 0 };
+
+	/* Regions shorter than a page: the page cannot be read whole, the
+	 * read itself is asked. */
+	tgt_fake_add_region(t, 0x1000, a, 8);
+	tgt_fake_add_region(t, 0x1008, b, 8);
+	cr_expect_eq(tgt_read(t, 0x1004, buf, 8), 0);
+	cr_expect_arr_eq(buf, "efg\0hijk", 8);
+	cr_expect_eq(tgt_read(t, 0x100c, buf, 8), -MD_E_FAULT);
+	cr_expect_eq(tgt_read(t, 0xfff, buf, 1), -MD_E_FAULT);
+	cr_expect_eq(tgt_read(t, 0x5000, buf, 8), -MD_E_FAULT);
+	tgt_free(t);
+}
+
 Test(target, read_str_stops_at_nul_and_cuts_at_max)
 {
 	struct tgt *t = tgt_fake_new(1);
