@@ -296,6 +296,11 @@ void snap_rank_free_data(struct snap_rank *r);
  * the rank is marked pooled. */
 void *snap_alloc(struct snap *s, size_t n);
 
+/* Move what snap_alloc gave src into dst's pool: it lives as long as dst.
+ * src's interned strings go with it (src forgets them; its notes must
+ * not be used after).  For a reader's worker snapshot. */
+void snap_adopt_pool(struct snap *dst, struct snap *src);
+
 /* Intern a string in s: the result lives as long as s.  NULL stays NULL. */
 const char *snap_str(struct snap *s, const char *str);
 
@@ -355,5 +360,17 @@ int snap_write(const struct snap *s, FILE *f);
  * column, and what was wrong.
  */
 int snap_read(FILE *f, const char *name, struct snap **out);
+
+/* How to read. */
+struct snap_read_opts {
+	/* Threads that read the rank lines (0 or 1: the caller's only).
+	 * More are used only on a regular file of a whole snapshot with
+	 * many ranks; the result and the messages are the same. */
+	int threads;
+};
+
+/* snap_read with options (opts NULL: the defaults). */
+int snap_read_opts(FILE *f, const char *name,
+		   const struct snap_read_opts *opts, struct snap **out);
 
 #endif /* MD_SNAP_H */

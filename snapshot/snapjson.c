@@ -36,6 +36,8 @@ int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 	va_list ap;
 	int n = 0;
 
+	if (j->quiet)
+		return -MD_E_INPUT;
 	if (j->at_comm >= 0)
 		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",
 			      j->at_comm);
@@ -240,7 +242,7 @@ void snapjs_init(struct snapjs *j, struct snap *s, const char *name)
 {
 	memset(j, 0, sizeof(*j));
 	j->name = name;
-	j->s = s;
+	j->s = j->mem = s;
 	j->at_comm = j->at_rank = j->at_op = -1;
 	j->p = xcalloc(1, sizeof(*j->p));
 	j->p->h = yajl_alloc(&callbacks, NULL, j);
@@ -426,7 +428,11 @@ const char *snapjs_intern(struct snapjs *j, const struct snapjs_node *n)
 
 	if (!j->cache[h].s || j->cache[h].len != len ||
 	    memcmp(j->cache[h].s, n->s, len) != 0) {
+		if (j->lock)
+			pthread_mutex_lock(j->lock);
 		j->cache[h].s = snap_str(j->s, n->s);
+		if (j->lock)
+			pthread_mutex_unlock(j->lock);
 		j->cache[h].len = len;
 	}
 	return j->cache[h].s;

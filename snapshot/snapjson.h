@@ -16,6 +16,7 @@
 #ifndef MD_SNAPJSON_H
 #define MD_SNAPJSON_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,6 +60,12 @@ struct snapjs {
 	 * where not.  Numbers, not text: formatted only on an error. */
 	int at_comm, at_rank, at_op;
 	struct snap *s;		/* strings are interned here */
+	/* Where a rank's arrays go (snap_alloc): s, or a worker's own
+	 * snapshot whose pool joins s's at the end (snap_adopt_pool). */
+	struct snap *mem;
+	pthread_mutex_t *lock;	/* around interning in s, with workers */
+	bool quiet;		/* a worker's: errors are left to the serial
+				 * reader, which reads again and reports */
 	struct snapjs_node *nodes;	/* nodes[0] is the line's value */
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
@@ -155,6 +162,8 @@ int snapjs_object(struct snapjs *j, const struct snapjs_node *o,
  * and the communicators read before it, stored in s->ranks[rank]. */
 struct snapread;
 int snapread_rank(struct snapread *r, const struct snapjs_node *o);
+/* Room in s->ranks for the rank at index idx (snapread_rank.c). */
+void snapread_reserve(struct snapread *r, int idx);
 /* The rank line's "track" object, libmdtrack.so's records, into k
  * (snapread_track.c). */
 int snapread_track(struct snapread *r, const struct snapjs_node *o,
@@ -171,6 +180,11 @@ struct snapread {
 	int64_t group_budget;	/* group entries still allowed */
 	long long size;		/* input bytes, -1 if not known */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */
+	/* One of several threads reading the rank lines of a range of the
+	 * file: its first rank is taken from its first rank line
+	 * (ranks_read -1 until then), s->nranks is set after them all. */
+	bool worker;
+	int first_rank;
 };
 
 #endif /* MD_SNAPJSON_H */

@@ -15,7 +15,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "md.h"
 #include "snapjson.h"
@@ -366,7 +368,7 @@ static int read_object(struct snapread *r)
 		if (note->type != SNAPJS_STR)
 			return snapjs_fail(j, note->col,
 					   "\"note\" must be a string");
-		snap_note(j->s, "%s", note->s);
+		snap_note(j->mem, "%s", note->s);
 		return 0;
 	}
 	if (snapjs_get(j, o, "format"))
@@ -422,16 +424,39 @@ static long long input_size(FILE *f)
 }
 
 /* The input in big reads (64 KiB and up; a 4 KiB stdio buffer costs a
- * system call per 8 ranks), cut into lines in place. */
+ * system call per 8 ranks), cut into lines in place: from f, or (a
+ * worker) from fd between at and stop. */
 struct lines {
 	char *buf;
 	size_t cap, start, end;
-	bool eof;
+	bool eof, err;
+	FILE *f;
+	int fd;
+	long long at, stop;
+	long long off;		/* input offset of the next line */
 };
+
+static size_t fill(struct lines *b)
+{
+	size_t room = b->cap - b->end - 1;
+	ssize_t n;
+
+	if (b->f)
+		return fread(b->buf + b->end, 1, room, b->f);
+	if ((long long)room > b->stop - b->at)
+		room = (size_t)(b->stop - b->at);
+	n = room ? pread(b->fd, b->buf + b->end, room, b->at) : 0;
+	if (n < 0) {
+		b->err = true;
+		return 0;
+	}
+	b->at += n;
+	return (size_t)n;
+}
 
 /* The next line, its '\n' included if it has one, and a byte behind it
  * that may be written; -1 at the end. */
-static ssize_t next_line(FILE *f, struct lines *b, char **line)
+static ssize_t next_line(struct lines *b, char **line)
 {
 	if (!b->buf) {
 		b->cap = 1 << 16;
@@ -445,6 +470,7 @@ static ssize_t next_line(FILE *f, struct lines *b, char **line)
 		if (nl || (b->eof && n)) {
 			*line = at;
 			b->start += n;
+			b->off += (long long)n;
 			return (ssize_t)n;
 		}
 		if (b->eof)
@@ -456,33 +482,195 @@ static ssize_t next_line(FILE *f, struct lines *b, char **line)
 			b->cap *= 2;
 			b->buf = xrealloc(b->buf, b->cap);
 		}
-		n = fread(b->buf + b->end, 1, b->cap - b->end - 1, f);
+		n = fill(b);
 		b->end += n;
 		b->eof = n == 0;
 	}
 }
 
-int snap_read(FILE *f, const char *name, struct snap **out)
+/* The next line of in: 1 if there was one (0 at the end), or an
+ * error. */
+static int read_next(struct snapread *r, struct lines *in)
+{
+	char *line;
+	ssize_t n = next_line(in, &line);
+
+	if (n < 0)
+		return 0;
+	r->j.lineno++;
+	r->j.line = line;
+	r->j.len = (size_t)n;
+	/* The parse wants a byte behind the line. */
+	if (line[r->j.len - 1] == '\n')
+		r->j.len--;
+	else
+		line[r->j.len] = '\n';
+	return read_line(r) ? -MD_E_INPUT : 1;
+}
+
+/*
+ * The parallel reader: after the header and the communicators, the rank
+ * lines of a whole snapshot in a regular file are cut into ranges at
+ * line starts, one per thread.  Each thread parses its range with its
+ * own parser and pool (the page faults of a million ranks' arrays, most
+ * of the read here, are taken in parallel too) and interns strings in
+ * the snapshot under a lock (rarely: the string cache hits).  A worker
+ * reports nothing: on any error the file is read again by one thread,
+ * which reports it with its line number.
+ */
+#define RD_PAR_MIN_RANKS 4096
+#define RD_MAX_THREADS 64
+
+struct worker {
+	struct snapread r;
+	struct lines in;
+	pthread_t tid;
+	int ret;
+};
+
+/* The start of the first line at or after pos (after a '\n'). */
+static long long line_start(int fd, long long pos, long long end)
+{
+	char buf[4096];
+
+	if (pos <= 0)
+		return pos;
+	for (pos--; pos < end;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), pos);
+		char *nl = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
+
+		if (nl)
+			return pos + (nl - buf) + 1;
+		if (n <= 0)
+			break;
+		pos += n;
+	}
+	return end;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	while ((w->ret = read_next(&w->r, &w->in)) > 0)
+		;
+	if (!w->ret && w->in.err)
+		w->ret = -MD_E_INPUT;
+	return NULL;
+}
+
+static void worker_init(struct worker *w, const struct snapread *r,
+			struct lines *in, pthread_mutex_t *lock)
+{
+	memset(w, 0, sizeof(*w));
+	w->r = *r;
+	snapjs_init(&w->r.j, r->j.s, r->j.name);
+	w->r.j.mem = snap_new();
+	w->r.j.lock = lock;
+	w->r.j.quiet = true;
+	w->r.seen = NULL;
+	w->r.worker = true;
+	w->in.fd = fileno(in->f);
+}
+
+/* The workers' ranks must follow each other from 0 to nranks. */
+static int join(struct snapread *r, struct worker *w, int n)
+{
+	struct snap *s = r->j.s;
+	int next = 0, ret = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i)
+			pthread_join(w[i].tid, NULL);
+		if (w[i].ret)
+			ret = -MD_E_INPUT;
+		else if (w[i].r.ranks_read >= 0) {
+			if (w[i].r.first_rank != next)
+				ret = -MD_E_INPUT;
+			next = w[i].r.ranks_read;
+		}
+	}
+	if (!ret && next != r->nranks)
+		ret = -MD_E_INPUT;
+	for (int i = 0; i < n; i++) {
+		struct snap *mem = w[i].r.j.mem;
+
+		for (int k = 0; !ret && k < mem->nnotes; k++)
+			snap_note(s, "%s", mem->notes[k]);
+		snap_adopt_pool(s, mem);
+		snap_free(mem);
+		snapjs_done(&w[i].r.j);
+		free(w[i].in.buf);
+	}
+	if (!ret) {
+		s->nranks = r->ranks_read = r->nranks;
+	}
+	return ret;
+}
+
+static int read_parallel(struct snapread *r, struct lines *in, int threads)
+{
+	struct worker w[RD_MAX_THREADS];
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	long long from = in->off, size = r->size;
+	int fd = fileno(in->f), n = 0;
+
+	if (threads > RD_MAX_THREADS)
+		threads = RD_MAX_THREADS;
+	snapread_reserve(r, r->nranks - 1);
+	for (int i = 0; i < threads; i++) {
+		long long to = i + 1 == threads
+				       ? size
+				       : line_start(fd,
+						    from + (size - from) /
+								   (threads - i),
+						    size);
+
+		worker_init(&w[n], r, in, &lock);
+		w[n].in.at = from;
+		w[n].in.stop = to;
+		w[n].r.ranks_read = n ? -1 : 0;
+		/* Without a thread the range is not read: the join finds
+		 * ranks missing and the file is read again by one. */
+		if (n && pthread_create(&w[n].tid, NULL, work, &w[n])) {
+			snapjs_done(&w[n].r.j);
+			snap_free(w[n].r.j.mem);
+			break;
+		}
+		n++;
+		from = to;
+	}
+	/* The caller's thread reads the first range. */
+	work(&w[0]);
+	return join(r, w, n);
+}
+
+/* Threads pay where the ranks are many and their lines all ahead. */
+static bool parallel_ok(const struct snapread *r, const struct lines *in,
+			int threads)
+{
+	return threads > 1 && r->have_header && r->comms_read == r->ncomms &&
+	       r->held < 0 && r->ranks_read == 0 && r->size >= 0 &&
+	       in->off >= 0 && r->nranks >= RD_PAR_MIN_RANKS;
+}
+
+/* One read of f; RD_AGAIN: read it again with one thread. */
+#define RD_AGAIN 1
+static int read_file(FILE *f, const char *name, int threads,
+		     struct snap **out)
 {
 	struct snapread r = {.size = input_size(f)};
-	struct lines in = {0};
-	char *line;
-	ssize_t n;
-	int ret = 0;
+	struct lines in = {.f = f, .off = ftell(f)};
+	int ret;
 
-	*out = NULL;
 	snapjs_init(&r.j, snap_new(), name ? name : "snapshot");
-	while (!ret && (n = next_line(f, &in, &line)) >= 0) {
-		r.j.lineno++;
-		r.j.line = line;
-		r.j.len = (size_t)n;
-		/* The parse wants a byte behind the line. */
-		if (line[r.j.len - 1] == '\n')
-			r.j.len--;
-		else
-			line[r.j.len] = '\n';
-		ret = read_line(&r);
-	}
+	/* The header and the communicators, then the rank lines in
+	 * parallel where that pays. */
+	while ((ret = read_next(&r, &in)) > 0)
+		if (parallel_ok(&r, &in, threads)) {
+			ret = read_parallel(&r, &in, threads) ? RD_AGAIN : 0;
+			break;
+		}
 	if (!ret && ferror(f)) {
 		md_error("reading %s: %s", r.j.name, strerror(errno));
 		ret = -MD_E_INPUT;
@@ -500,4 +688,28 @@ int snap_read(FILE *f, const char *name, struct snap **out)
 		*out = r.j.s;
 	snapjs_done(&r.j);
 	return ret;
+}
+
+int snap_read_opts(FILE *f, const char *name,
+		   const struct snap_read_opts *opts, struct snap **out)
+{
+	long start = ftell(f);
+	int ret;
+
+	*out = NULL;
+	ret = read_file(f, name, opts ? opts->threads : 1, out);
+	if (ret == RD_AGAIN) {
+		if (fseek(f, start, SEEK_SET) != 0) {
+			md_error("fseek(%s): %s", name ? name : "snapshot",
+				 strerror(errno));
+			return -MD_E_INPUT;
+		}
+		ret = read_file(f, name, 1, out);
+	}
+	return ret;
+}
+
+int snap_read(FILE *f, const char *name, struct snap **out)
+{
+	return snap_read_opts(f, name, NULL, out);
 }

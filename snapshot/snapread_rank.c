@@ -109,7 +109,7 @@ static int read_members(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->members = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->members));
+	k->members = snap_alloc(r->j.mem, (size_t)a->n * sizeof(*k->members));
 	k->nmembers = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e))
 		if (read_member(r, e, k, &k->members[i++]))
@@ -238,7 +238,7 @@ static int read_ops(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->ops = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->ops));
+	k->ops = snap_alloc(r->j.mem, (size_t)a->n * sizeof(*k->ops));
 	k->nops = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e)) {
 		if (read_op(r, e, &k->ops[++r->j.at_op]))
@@ -284,7 +284,7 @@ static int read_thread(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!n)
 		return 0;
-	t->frames = snap_alloc(j->s, (size_t)n * sizeof(*t->frames));
+	t->frames = snap_alloc(j->mem, (size_t)n * sizeof(*t->frames));
 	t->nframes = n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_frame(j, e, &t->frames[i++]))
@@ -302,7 +302,7 @@ static int read_threads(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->threads = snap_alloc(j->s, (size_t)a->n * sizeof(*k->threads));
+	k->threads = snap_alloc(j->mem, (size_t)a->n * sizeof(*k->threads));
 	k->nthreads = a->n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_thread(j, e, &k->threads[i++]))
@@ -344,6 +344,8 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 		r->last_rank = *idx;
 		return 0;
 	}
+	if (r->ranks_read < 0)	/* a worker's first rank */
+		r->first_rank = r->ranks_read = *idx;
 	if (*idx != r->ranks_read)
 		return snapjs_fail(j, col,
 				   "rank %d comes where rank %d was expected: "
@@ -355,7 +357,7 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 /* Room for rank idx: all at once from a file, whose size bounded the
  * header's nranks; from a pipe it grows by doubling, so a header that
  * lies costs nothing until the rank lines are there. */
-static void ranks_reserve(struct snapread *r, int idx)
+void snapread_reserve(struct snapread *r, int idx)
 {
 	struct snap *s = r->j.s;
 	long long cap = r->size >= 0 ? r->nranks : r->ranks_cap;
@@ -379,13 +381,14 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 
 	if (rank_number(r, o, &idx))
 		return -MD_E_INPUT;
-	ranks_reserve(r, r->ranks_read);
+	snapread_reserve(r, r->ranks_read);
 	k = &j->s->ranks[r->ranks_read];
 	memset(k, 0, sizeof(*k));
 	k->rank = idx;
 	k->pooled = true;
 	/* Counted now so that snap_free releases a half-read rank. */
-	j->s->nranks = r->ranks_read + 1;
+	if (!r->worker)
+		j->s->nranks = r->ranks_read + 1;
 	j->at_rank = idx;
 	if (snapjs_int(j, o, "pid", 0, INT_MAX, 0, &k->pid) ||
 	    snapjs_str(j, o, "host", &k->host) ||

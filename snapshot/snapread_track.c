@@ -98,7 +98,7 @@ int snapread_track(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->track = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->track));
+	k->track = snap_alloc(r->j.mem, (size_t)a->n * sizeof(*k->track));
 	k->ntrack = a->n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_rec(r, e, &k->track[i++]))
