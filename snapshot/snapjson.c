@@ -25,7 +25,7 @@ struct snapjs_parse {
 	int values;		/* top-level values in the line */
 	size_t prev;		/* offset after the previous token */
 	const char *key;	/* the key of the value that follows */
-	uint32_t khash;
+	uint32_t khash, klen;
 	int keycol;
 	const char *cancel;	/* why a callback stopped the parse */
 };
@@ -112,6 +112,7 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 
 			n->key = p->key;
 			n->khash = p->khash;
+			n->klen = p->klen;
 			n->col = p->keycol;
 			parent->kshared |= (parent->kbits & bit) != 0;
 			parent->kbits |= bit;
@@ -222,6 +223,7 @@ static int cb_key(void *ctx, const unsigned char *k, size_t len)
 	p->keycol = start_col(j);
 	p->key = copy(j, k, len);
 	p->khash = snapjs_khash(p->key, len);
+	p->klen = (uint32_t)len;
 	p->prev = yajl_get_bytes_consumed(p->h);
 	return 1;
 }
@@ -311,14 +313,16 @@ int snapjs_parse_line(struct snapjs *j)
 
 const struct snapjs_node *snapjs_find(const struct snapjs *j,
 				      const struct snapjs_node *o,
-				      const char *key, uint32_t khash)
+				      const char *key, size_t len)
 {
 	const struct snapjs_node *n, *found = NULL;
+	uint32_t khash = snapjs_khash(key, len);
 
 	if (!(o->kbits & snapjs_kbit(khash)))
 		return NULL;
 	for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
-		if (n->khash == khash && strcmp(n->key, key) == 0) {
+		if (n->khash == khash && n->klen == len &&
+		    memcmp(n->key, key, len) == 0) {
 			found = n;
 			if (!o->kshared)
 				break;

@@ -44,6 +44,7 @@ struct snapjs_node {
 	uint64_t kbits;
 	bool kshared;
 	uint32_t khash;		/* of the key */
+	uint32_t klen;
 	const char *key;	/* NULL in an array */
 	const char *s;		/* string value or number text, NUL-ended */
 	size_t len;		/* of s */
@@ -107,13 +108,13 @@ static inline uint64_t snapjs_kbit(uint32_t khash)
 
 const struct snapjs_node *snapjs_find(const struct snapjs *j,
 				      const struct snapjs_node *o,
-				      const char *key, uint32_t khash);
+				      const char *key, size_t len);
 /* The last child of object o named key, NULL if none (or null). */
 static inline const struct snapjs_node *
 snapjs_get(const struct snapjs *j, const struct snapjs_node *o,
 	   const char *key)
 {
-	return snapjs_find(j, o, key, snapjs_khash(key, __builtin_strlen(key)));
+	return snapjs_find(j, o, key, __builtin_strlen(key));
 }
 /* Walking the children of an array or object: first, then next. */
 static inline const struct snapjs_node *
