@@ -94,18 +94,18 @@ $(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedl
 
 # A fake message-queue DLL for the host's unit tests (and one of a wrong
 # interface version).
-$(BUILD)/tests/fakedll.so: tests/fakedll/fakedll.c include/mqd.h
+$(BUILD)/tests/fakedll.so: tests/fakedll/fakedll.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -o $@ $<
-$(BUILD)/tests/fakedll_v9.so: tests/fakedll/fakedll.c include/mqd.h
+$(BUILD)/tests/fakedll_v9.so: tests/fakedll/fakedll.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -DFAKE_COMPAT=9 -o $@ $<
 # One that behaves like MPICH's libtvmpich.so (doc/mpich.md), and the
 # same asking for a type the tests do not have.
-$(BUILD)/tests/fakempich.so: tests/fakedll/fakempich.c include/mqd.h
+$(BUILD)/tests/fakempich.so: tests/fakedll/fakempich.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -o $@ $<
-$(BUILD)/tests/fakempich_notype.so: tests/fakedll/fakempich.c include/mqd.h
+$(BUILD)/tests/fakempich_notype.so: tests/fakedll/fakempich.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -DFAKE_MISSING_TYPE='"MPIR_Nothing"' -o $@ $<
 
