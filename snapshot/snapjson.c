@@ -26,7 +26,7 @@ struct snapjs_parse {
 	size_t prev;		/* offset after the previous token */
 	const char *key;	/* the key of the value that follows */
 	uint32_t khash, klen;
-	int keycol;
+	size_t keyat;		/* where the search for the key starts */
 	const char *cancel;	/* why a callback stopped the parse */
 };
 
@@ -65,10 +65,9 @@ static const char *copy(struct snapjs *j, const void *s, size_t len)
 	return p;
 }
 
-/* The column where the token after the previous one starts. */
-static int start_col(const struct snapjs *j)
+/* The column where the token after offset i starts. */
+static int col_after(const struct snapjs *j, size_t i)
 {
-	size_t i = j->p->prev;
 
 	for (; i < j->len; i++) {
 		char c = j->line[i];
@@ -77,6 +76,11 @@ static int start_col(const struct snapjs *j)
 			break;
 	}
 	return (int)i + 1;
+}
+
+int snapjs_col(const struct snapjs *j, const struct snapjs_node *n)
+{
+	return col_after(j, n->at);
 }
 
 /* A new node in the current container (or the line's value). */
@@ -97,6 +101,7 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 	n = &j->nodes[j->nnodes++];
 	memset(n, 0, sizeof(*n));
 	n->type = (uint8_t)type;
+	n->at = (uint32_t)p->prev;
 	if (p->depth) {
 		struct snapjs_node *parent = &j->nodes[p->open[p->depth - 1]];
 		int *last = &p->last[p->depth - 1];
@@ -113,13 +118,11 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 			n->key = p->key;
 			n->khash = p->khash;
 			n->klen = p->klen;
-			n->col = p->keycol;
+			n->at = p->keyat;
 			parent->kshared |= (parent->kbits & bit) != 0;
 			parent->kbits |= bit;
 		}
 	}
-	if (!n->col)
-		n->col = start_col(j);
 	p->prev = yajl_get_bytes_consumed(p->h);
 	return n;
 }
@@ -220,7 +223,7 @@ static int cb_key(void *ctx, const unsigned char *k, size_t len)
 	struct snapjs *j = ctx;
 	struct snapjs_parse *p = j->p;
 
-	p->keycol = start_col(j);
+	p->keyat = p->prev;
 	p->key = copy(j, k, len);
 	p->khash = snapjs_khash(p->key, len);
 	p->klen = (uint32_t)len;
@@ -278,7 +281,8 @@ static int parse_error(struct snapjs *j)
 	if (at > j->len)
 		at = j->len;
 	if (j->p->cancel)
-		return snapjs_fail(j, start_col(j), "%s", j->p->cancel);
+		return snapjs_fail(j, col_after(j, j->p->prev), "%s",
+				   j->p->cancel);
 	msg = yajl_get_error(j->p->h, 0, NULL, 0);
 	msg[strcspn((char *)msg, "\n")] = '\0';
 	ret = snapjs_fail(j, at ? (long)at : 1, "invalid JSON: %s",
@@ -339,7 +343,8 @@ static const struct snapjs_node *get_typed(struct snapjs *j,
 
 	*ret = 0;
 	if (n && n->type != type) {
-		*ret = snapjs_fail(j, n->col, "\"%s\" must be %s", key, what);
+		*ret = snapjs_fail(j, snapjs_col(j, n), "\"%s\" must be %s",
+				   key, what);
 		return NULL;
 	}
 	return n;
@@ -353,15 +358,16 @@ static int int_range(struct snapjs *j, const struct snapjs_node *n,
 	int64_t v = 0;
 
 	if (n->type != SNAPJS_NUM || !n->integer)
-		return snapjs_fail(j, n->col, "%s%s%s must be an integer", pre,
-				   what, post);
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "%s%s%s must be an integer", pre, what,
+				   post);
 	if (!n->big && n->u <= (uint64_t)INT64_MAX + n->neg)
 		v = !n->neg		     ? (int64_t)n->u
 		    : n->u > INT64_MAX ? INT64_MIN
 				       : -(int64_t)n->u;
 	if (n->big || n->u > (uint64_t)INT64_MAX + n->neg || v < min ||
 	    v > max)
-		return snapjs_fail(j, n->col,
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "%s%s%s %s is out of range (%" PRId64
 				   "..%" PRId64 ")",
 				   pre, what, post, n->s, min, max);
@@ -410,9 +416,10 @@ int snapjs_u64(struct snapjs *j, const struct snapjs_node *o,
 	if (!n)
 		return 0;
 	if (n->type != SNAPJS_NUM || !n->integer)
-		return snapjs_fail(j, n->col, "\"%s\" must be an integer", key);
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "\"%s\" must be an integer", key);
 	if (n->big || (n->neg && n->u))
-		return snapjs_fail(j, n->col,
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "\"%s\" %s is out of range (0..%" PRIu64 ")",
 				   key, n->s, UINT64_MAX);
 	*out = n->u;
@@ -491,7 +498,7 @@ int snapjs_addr(struct snapjs *j, const struct snapjs_node *o,
 	*out = v;
 	return 0;
 bad:
-	return snapjs_fail(j, n->col,
+	return snapjs_fail(j, snapjs_col(j, n),
 			   "\"%s\" \"%.40s\" is not a hex address \"0x...\" "
 			   "of up to 16 digits",
 			   key, n->s);
@@ -513,8 +520,8 @@ int snapjs_enum(struct snapjs *j, const struct snapjs_node *o,
 			*out = i;
 			return 0;
 		}
-	return snapjs_fail(j, v->col, "\"%s\" \"%.40s\" is not a known value",
-			   key, v->s);
+	return snapjs_fail(j, snapjs_col(j, v),
+			   "\"%s\" \"%.40s\" is not a known value", key, v->s);
 }
 
 int snapjs_array(struct snapjs *j, const struct snapjs_node *o,
@@ -524,7 +531,7 @@ int snapjs_array(struct snapjs *j, const struct snapjs_node *o,
 
 	*a = get_typed(j, o, key, SNAPJS_ARR, "an array", &ret);
 	if (*a && (*a)->n > max) {
-		ret = snapjs_fail(j, (*a)->col,
+		ret = snapjs_fail(j, snapjs_col(j, (*a)),
 				  "\"%s\" has %d entries, at most %d are "
 				  "allowed",
 				  key, (*a)->n, max);

@@ -34,8 +34,9 @@ struct snapjs_node {
 	 * negative if neg, unless it does not fit in 64 bits. */
 	bool integer, neg, big;
 	uint64_t u;
-	int col;		/* 1-based column of its key, or of the value
-				 * in an array */
+	/* Where the search for its key (or, in an array, for the value)
+	 * starts: snapjs_col finds the column, for a message only. */
+	uint32_t at;
 	int next;		/* next sibling's index, 0 at the end */
 	int first;		/* first child's index, 0 if none */
 	int n;			/* children */
@@ -87,6 +88,9 @@ void snapjs_done(struct snapjs *j);
  * message at its column.
  */
 int snapjs_parse_line(struct snapjs *j);
+
+/* The 1-based column of n's key, or of n in an array. */
+int snapjs_col(const struct snapjs *j, const struct snapjs_node *n);
 
 /* Report an error at a column of the current line (1-based). */
 int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)

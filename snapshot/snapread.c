@@ -65,7 +65,7 @@ static int header_counts(struct snapread *r, const struct snapjs_node *o)
 	if (r->size >= 0 &&
 	    ((long long)(r->held >= 0 ? r->held : r->nranks) + r->ncomms) *
 			    RD_MIN_LINE > r->size)
-		return snapjs_fail(j, snapjs_get(j, o, "nranks")->col,
+		return snapjs_fail(j, snapjs_col(j, snapjs_get(j, o, "nranks")),
 				   "%d ranks and %d communicators cannot fit "
 				   "in the %lld bytes of the file: truncated "
 				   "or inconsistent",
@@ -82,14 +82,14 @@ static int read_header(struct snapread *r, const struct snapjs_node *o)
 	int version;
 
 	if (!f || f->type != SNAPJS_STR || strcmp(f->s, SNAP_FORMAT) != 0)
-		return snapjs_fail(j, f ? f->col : 1,
+		return snapjs_fail(j, f ? snapjs_col(j, f) : 1,
 				   "not an mpi-deadlock snapshot: the first "
 				   "line must say \"format\":\"%s\"",
 				   SNAP_FORMAT);
 	if (snapjs_int(j, o, "version", INT_MIN, INT_MAX, -1, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
-		return snapjs_fail(j, v ? v->col : 1,
+		return snapjs_fail(j, v ? snapjs_col(j, v) : 1,
 				   "snapshot version %d is not supported: "
 				   "this mpi-deadlock reads version %d",
 				   version, SNAP_VERSION);
@@ -135,14 +135,14 @@ static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
 		else if (*p)
 			goto bad;
 		if (a > b || b >= r->nranks)
-			return snapjs_fail(&r->j, v->col,
+			return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 					   "\"group\" range %ld-%ld is out of "
 					   "range (%d ranks)",
 					   a, b, r->nranks);
 		*rising = *rising && a > last;
 		last = b;
 		if (b - a + 1 > (long)max - *n)
-			return snapjs_fail(&r->j, v->col,
+			return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 					   "\"group\" has more than \"size\" "
 					   "%d entries",
 					   max);
@@ -152,7 +152,7 @@ static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
 	}
 	return 0;
 bad:
-	return snapjs_fail(&r->j, v->col,
+	return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 			   "\"group\" \"%.40s\" is not a list of rank ranges "
 			   "like \"0-3,8\" (at \"%.10s\")",
 			   v->s, p);
@@ -168,7 +168,7 @@ static int check_distinct(struct snapread *r, const struct snapjs_node *v,
 		r->seen = xcalloc((size_t)r->nranks / 8 + 1, 1);
 	for (i = 0; i < n; i++) {
 		if (r->seen[g[i] / 8] & (1u << (g[i] % 8))) {
-			ret = snapjs_fail(&r->j, v->col,
+			ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 					  "\"group\" lists global rank %d "
 					  "twice",
 					  g[i]);
@@ -211,15 +211,15 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 	else if (v->type == SNAPJS_ARR)
 		n = v->n;
 	else
-		return snapjs_fail(&r->j, v->col,
+		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				   "\"group\" must be an array of ranks or a "
 				   "string of rank ranges");
 	if (!ret && n != size)
-		ret = snapjs_fail(&r->j, v->col,
+		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				  "\"group\" has %d entries, \"size\" says %d",
 				  n, size);
 	if (!ret && (r->group_budget -= size) < 0)
-		ret = snapjs_fail(&r->j, v->col,
+		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				  "the communicator groups add up to more "
 				  "than 64 entries per rank");
 	if (ret)
@@ -299,9 +299,10 @@ static int read_topo(struct snapread *r, const struct snapjs_node *o,
 	if (kind == SNAP_TOPO_NONE)
 		return 0;
 	if (!text)
-		return snapjs_fail(j, t->col, "\"topo\" without \"neighbors\"");
-	ret = parse_neighbors(r, snapjs_get(j, o, "neighbors")->col, size,
-			      text, &first, &nbr);
+		return snapjs_fail(j, snapjs_col(j, t),
+				   "\"topo\" without \"neighbors\"");
+	ret = parse_neighbors(r, snapjs_col(j, snapjs_get(j, o, "neighbors")),
+			      size, text, &first, &nbr);
 	if (!ret)
 		snap_comm_set_topo(j->s, idx, kind, first, nbr);
 	free(first);
@@ -321,16 +322,16 @@ static int read_comm(struct snapread *r, const struct snapjs_node *o)
 	if (snapjs_int(j, o, "comm", 0, INT_MAX, 0, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
-		return snapjs_fail(j, c->col,
+		return snapjs_fail(j, snapjs_col(j, c),
 				   "communicator %d comes after the rank lines",
 				   idx);
 	if (idx >= r->ncomms)
-		return snapjs_fail(j, c->col,
+		return snapjs_fail(j, snapjs_col(j, c),
 				   "\"comm\" %d is out of range (%d "
 				   "communicators in the header)",
 				   idx, r->ncomms);
 	if (idx != r->comms_read)
-		return snapjs_fail(j, c->col,
+		return snapjs_fail(j, snapjs_col(j, c),
 				   "communicator %d comes where communicator "
 				   "%d was expected",
 				   idx, r->comms_read);
@@ -357,7 +358,8 @@ static int read_object(struct snapread *r)
 	const struct snapjs_node *o = &j->nodes[0], *note;
 
 	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, o->col, "the line is not a JSON object");
+		return snapjs_fail(j, snapjs_col(j, o),
+				   "the line is not a JSON object");
 	if (!r->have_header)
 		return read_header(r, o);
 	if (snapjs_get(j, o, "rank"))
@@ -366,7 +368,7 @@ static int read_object(struct snapread *r)
 		return read_comm(r, o);
 	if ((note = snapjs_get(j, o, "note"))) {
 		if (note->type != SNAPJS_STR)
-			return snapjs_fail(j, note->col,
+			return snapjs_fail(j, snapjs_col(j, note),
 					   "\"note\" must be a string");
 		snap_note(j->mem, "%s", note->s);
 		return 0;
@@ -619,13 +621,12 @@ static int read_parallel(struct snapread *r, struct lines *in, int threads)
 		threads = RD_MAX_THREADS;
 	snapread_reserve(r, r->nranks - 1);
 	for (int i = 0; i < threads; i++) {
-		long long to = i + 1 == threads
-				       ? size
-				       : line_start(fd,
-						    from + (size - from) /
-								   (threads - i),
-						    size);
+		long long to = size;
 
+		if (i + 1 < threads)
+			to = line_start(fd,
+					from + (size - from) / (threads - i),
+					size);
 		worker_init(&w[n], r, in, &lock);
 		w[n].in.at = from;
 		w[n].in.stop = to;
