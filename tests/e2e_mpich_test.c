@@ -23,20 +23,6 @@
 #define MPICH_G "/var/cache/mpi-deadlock/mpich-4.0.2-g"
 #define NP 3
 
-static const char ring_src[] =
-	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
-	"int main(int argc, char **argv)\n{\n"
-	"	int rank, size, x = 0;\n	char p[4096];\n	FILE *f;\n"
-	"	MPI_Init(&argc, &argv);\n"
-	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
-	"	MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
-	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
-	"	if ((f = fopen(p, \"w\"))) {\n"
-	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
-	"	MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD,\n"
-	"		 MPI_STATUS_IGNORE);\n"
-	"	MPI_Finalize();\n	return 0;\n}\n";
-
 struct e2e {
 	char *dir;
 	char prog[4096];
@@ -49,10 +35,6 @@ static struct e2e cur;
 
 static void setup_job(struct e2e *e)
 {
-	char src[4096], *cc[] = { S(MPICH_G "/bin/mpicc"), S("-g"), S("-o"),
-				  e->prog, src, NULL };
-	FILE *f;
-
 	memset(e, 0, sizeof(*e));
 	e->job = -1;
 	if (!rp_bin())
@@ -66,15 +48,10 @@ static void setup_job(struct e2e *e)
 			     "build; MD_E2E_MPICH=1 runs it (tests/expected-skips)");
 	e->dir = mj_tmpdir("mpich");
 	cr_assert(e->dir);
-	snprintf(src, sizeof(src), "%s/ring.c", e->dir);
 	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
 	snprintf(e->out, sizeof(e->out), "%s/out", e->dir);
 	snprintf(e->err, sizeof(e->err), "%s/err", e->dir);
-	f = fopen(src, "w");
-	cr_assert_not_null(f);
-	fputs(ring_src, f);
-	fclose(f);
-	cr_assert_eq(rp_wait(rp_spawn(cc, NULL, NULL, NULL), 60000), 0,
+	cr_assert_eq(rp_build_ring(MPICH_G "/bin/mpicc", e->prog), 0,
 		     "mpicc failed");
 }
 
