@@ -301,6 +301,7 @@ int snapjs_parse_line(struct snapjs *j)
 	}
 	j->textlen = 0;
 	j->nnodes = 0;
+	j->hint_obj = NULL;
 	p->depth = p->values = 0;
 	p->prev = 0;
 	p->cancel = NULL;
@@ -315,22 +316,44 @@ int snapjs_parse_line(struct snapjs *j)
 	return 0;
 }
 
-const struct snapjs_node *snapjs_find(const struct snapjs *j,
+static bool key_is(const struct snapjs_node *n, const char *key, size_t len,
+		   uint32_t khash)
+{
+	return n->khash == khash && n->klen == len &&
+	       memcmp(n->key, key, len) == 0;
+}
+
+const struct snapjs_node *snapjs_find(struct snapjs *j,
 				      const struct snapjs_node *o,
 				      const char *key, size_t len)
 {
 	const struct snapjs_node *n, *found = NULL;
 	uint32_t khash = snapjs_khash(key, len);
+	int start;
 
 	if (!(o->kbits & snapjs_kbit(khash)))
 		return NULL;
-	for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
-		if (n->khash == khash && n->klen == len &&
-		    memcmp(n->key, key, len) == 0) {
-			found = n;
-			if (!o->kshared)
+	if (o->kshared) {	/* the last of equal keys counts */
+		for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
+			if (key_is(n, key, len, khash))
+				found = n;
+	} else {
+		/* From where the last lookup in o ended, round to it. */
+		start = j->hint_obj == o && j->hint_next ? j->hint_next
+							 : o->first;
+		for (n = &j->nodes[start]; n && !found;) {
+			if (key_is(n, key, len, khash))
+				found = n;
+			n = n->next ? &j->nodes[n->next]
+				    : snapjs_first(j, o);
+			if (n == &j->nodes[start])
 				break;
 		}
+		if (found) {
+			j->hint_obj = o;
+			j->hint_next = found->next;
+		}
+	}
 	return found && found->type != SNAPJS_NULL ? found : NULL;
 }
 

@@ -73,6 +73,11 @@ struct snapjs {
 	char *text;		/* the line's strings, NUL-ended */
 	size_t textlen, textcap;
 	struct snapjs_parse *p;
+	/* Where the last lookup in an object ended: the reader asks for
+	 * keys mostly in the order the writer wrote them, so the next one
+	 * is usually the next key. */
+	const struct snapjs_node *hint_obj;
+	int hint_next;
 	/* The last strings interned, by a cheap hash of their bytes: most
 	 * ranks repeat their neighbour's host, call, file and function. */
 	struct { const char *s; size_t len; } cache[256];
@@ -110,12 +115,12 @@ static inline uint64_t snapjs_kbit(uint32_t khash)
 	return 1ULL << ((khash * 0x9e3779b1U) >> 26);
 }
 
-const struct snapjs_node *snapjs_find(const struct snapjs *j,
+const struct snapjs_node *snapjs_find(struct snapjs *j,
 				      const struct snapjs_node *o,
 				      const char *key, size_t len);
 /* The last child of object o named key, NULL if none (or null). */
 static inline const struct snapjs_node *
-snapjs_get(const struct snapjs *j, const struct snapjs_node *o,
+snapjs_get(struct snapjs *j, const struct snapjs_node *o,
 	   const char *key)
 {
 	return snapjs_find(j, o, key, __builtin_strlen(key));
