@@ -368,10 +368,14 @@ struct snap_read_opts {
 	 * More are used only on a regular file of a whole snapshot with
 	 * many ranks; the result and the messages are the same. */
 	int threads;
+	/* Set by the reader: the threads that read the rank lines (1 when
+	 * one did, or when the file was read again by one after an error
+	 * or an inconsistency that a worker found). */
+	int threads_used;
 };
 
 /* snap_read with options (opts NULL: the defaults). */
-int snap_read_opts(FILE *f, const char *name,
-		   const struct snap_read_opts *opts, struct snap **out);
+int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
+		   struct snap **out);
 
 #endif /* MD_SNAP_H */

@@ -610,6 +610,7 @@ static int join(struct snapread *r, struct worker *w, int n)
 	return ret;
 }
 
+/* Returns the threads that read, or -MD_E_INPUT: read again alone. */
 static int read_parallel(struct snapread *r, struct lines *in, int threads)
 {
 	struct worker w[RD_MAX_THREADS];
@@ -643,7 +644,7 @@ static int read_parallel(struct snapread *r, struct lines *in, int threads)
 	}
 	/* The caller's thread reads the first range. */
 	work(&w[0]);
-	return join(r, w, n);
+	return join(r, w, n) ? -MD_E_INPUT : n;
 }
 
 /* Threads pay where the ranks are many and their lines all ahead. */
@@ -657,7 +658,7 @@ static bool parallel_ok(const struct snapread *r, const struct lines *in,
 
 /* One read of f; RD_AGAIN: read it again with one thread. */
 #define RD_AGAIN 1
-static int read_file(FILE *f, const char *name, int threads,
+static int read_file(FILE *f, const char *name, int threads, int *used,
 		     struct snap **out)
 {
 	struct snapread r = {.size = input_size(f)};
@@ -669,7 +670,8 @@ static int read_file(FILE *f, const char *name, int threads,
 	 * parallel where that pays. */
 	while ((ret = read_next(&r, &in)) > 0)
 		if (parallel_ok(&r, &in, threads)) {
-			ret = read_parallel(&r, &in, threads) ? RD_AGAIN : 0;
+			*used = read_parallel(&r, &in, threads);
+			ret = *used > 0 ? 0 : RD_AGAIN;
 			break;
 		}
 	if (!ret && ferror(f)) {
@@ -691,21 +693,25 @@ static int read_file(FILE *f, const char *name, int threads,
 	return ret;
 }
 
-int snap_read_opts(FILE *f, const char *name,
-		   const struct snap_read_opts *opts, struct snap **out)
+int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
+		   struct snap **out)
 {
 	long start = ftell(f);
-	int ret;
+	int ret, used = 1;
 
 	*out = NULL;
-	ret = read_file(f, name, opts ? opts->threads : 1, out);
+	ret = read_file(f, name, opts ? opts->threads : 1, &used, out);
+	if (opts)
+		opts->threads_used = used;
 	if (ret == RD_AGAIN) {
 		if (fseek(f, start, SEEK_SET) != 0) {
 			md_error("fseek(%s): %s", name ? name : "snapshot",
 				 strerror(errno));
 			return -MD_E_INPUT;
 		}
-		ret = read_file(f, name, 1, out);
+		ret = read_file(f, name, 1, &used, out);
+		if (opts)
+			opts->threads_used = 1;
 	}
 	return ret;
 }

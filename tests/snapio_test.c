@@ -834,7 +834,7 @@ static FILE *many_ranks(int n, int bad)
 	return f;
 }
 
-static char *read_with(FILE *f, int threads, int *ret)
+static char *read_with(FILE *f, int threads, int *ret, int *used)
 {
 	struct snap_read_opts o = {.threads = threads};
 	struct snap *s = NULL;
@@ -843,6 +843,7 @@ static char *read_with(FILE *f, int threads, int *ret)
 
 	rewind(f);
 	*ret = snap_read_opts(f, "t.jsonl", &o, &s);
+	*used = o.threads_used;
 	if (!*ret) {
 		cr_assert_eq(s->ranks[1].host, s->ranks[s->nranks - 4].host,
 			     "strings interned across threads");
@@ -860,20 +861,23 @@ Test(snapio, threads_read_what_one_thread_reads_and_report_its_errors,
 {
 	FILE *f = many_ranks(10000, -1);
 	char *one, *three;
-	int r1, r3;
+	int r1, r3, u1, u3;
 
-	one = read_with(f, 1, &r1);
-	three = read_with(f, 3, &r3);
+	one = read_with(f, 1, &r1, &u1);
+	three = read_with(f, 3, &r3, &u3);
 	cr_assert_eq(r1, 0);
 	cr_assert_eq(r3, 0);
+	cr_expect_eq(u1, 1);
+	cr_expect_eq(u3, 3, "the three threads read (none read again)");
 	cr_assert_str_eq(three, one);
 	cr_assert_not_null(strstr(one, "{\"note\":\"in the middle\"}"));
 	free(one);
 	free(three);
 	fclose(f);
 	f = many_ranks(10000, 9000);
-	cr_assert_null(read_with(f, 3, &r3));
+	cr_assert_null(read_with(f, 3, &r3, &u3));
 	cr_assert_eq(r3, -MD_E_INPUT);
+	cr_expect_eq(u3, 1, "read again by one thread");
 	fclose(f);
 	fflush(stderr);
 	cr_assert_stderr_eq_str("mpi-deadlock: t.jsonl:9004:14: rank 9000: "

@@ -176,6 +176,7 @@ static int read_mode(const char *path, const char *name, int threads)
 	printf("%s_analyse: %.3f s\n", name, (double)(t2 - t1) / 1e9);
 	printf("%s_total: %.3f s\n", name, (double)(t2 - t0) / 1e9);
 	printf("%s_read_cpu: %.3f s\n", name, c1 - c0);
+	printf("%s_read_threads: %d\n", name, opts.threads_used);
 	printf("%s_analyse_cpu: %.3f s\n", name, c2 - c1);
 	printf("%s_read_peak_rss: %ld MiB\n", name, read_rss);
 	printf("%s_peak_rss: %ld MiB\n", name, ru.ru_maxrss / 1024);
