@@ -314,9 +314,14 @@ int pt_acquire_from(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 	r = walk_up(t, lookup, ctx, &starter, &rank_seen);
 	if (r < 0)
 		return r;
-	if (!starter)
-		return report_not_mpi(tgt_pid(t), st.comm, rank_seen);
-	r = pt_read_table(starter, lookup, ctx, out);
+	if (!starter) {
+		/* Hydra without a table: its proxies know the ranks. */
+		r = pt_hydra_job(t, out);
+		if (r > 0)
+			return report_not_mpi(tgt_pid(t), st.comm, rank_seen);
+	} else {
+		r = pt_read_table(starter, lookup, ctx, out);
+	}
 	if (starter != t)
 		tgt_free(starter);
 	if (r < 0)

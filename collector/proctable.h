@@ -83,6 +83,17 @@ int pt_acquire(int pid, pt_lookup_fn lookup, void *ctx, struct pt_job **out);
 int pt_acquire_from(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 		    struct pt_job **out);
 
+/*
+ * The job of a Hydra mpiexec without an MPIR table (Debian's MPICH,
+ * proctable_hydra.c), from t (borrowed): mpiexec itself, one of its
+ * hydra_pmi_proxy children, or a rank under one.  The ranks are the
+ * proxies' children, placed by their PMI_RANK (of PMI_SIZE); all must be
+ * on this host.  Returns 0 and *out; 1 (quietly) when t is not part of
+ * a Hydra job; reported: -MD_E_NOTREADY (no rank started yet),
+ * -MD_E_NOTMPI (ranks on other hosts, which only the table would name).
+ */
+int pt_hydra_job(struct tgt *t, struct pt_job **out);
+
 /* Whether comm names an MPI launcher (mpirun, mpiexec, orterun, ...). */
 bool pt_is_launcher(const char *comm);
 

@@ -220,6 +220,25 @@ int tgt_children(struct tgt *t, int **pids, int *n)
 	return t->ops->children(t, pids, n);
 }
 
+int tgt_getenv(struct tgt *t, const char *name, char **value)
+{
+	size_t len, n = strlen(name);
+	char *text, *p;
+	int r;
+
+	*value = NULL;
+	r = t->ops->environ(t, &text, &len);
+	if (r < 0)
+		return r;
+	for (p = text; p < text + len; p += strlen(p) + 1)
+		if (!strncmp(p, name, n) && p[n] == '=') {
+			*value = xstrdup(p + n + 1);
+			break;
+		}
+	free(text);
+	return *value ? 0 : -MD_E_NOSUCH;
+}
+
 int tgt_open_other(struct tgt *t, int pid, struct tgt **out)
 {
 	*out = NULL;

@@ -71,6 +71,9 @@ struct tgt_ops {
 	int (*stat)(struct tgt *t, struct tgt_stat *st);
 	/* Its child processes (the search for mpirun under a wrapper). */
 	int (*children)(struct tgt *t, int **pids, int *n);
+	/* Its environment, NAME=VALUE strings each ended by a NUL (the
+	 * ranks of a launcher without an MPIR table, proctable_hydra.c). */
+	int (*environ)(struct tgt *t, char **text, size_t *len);
 	/* Open another process of the same system for reads (a parent or
 	 * a child), as tgt_open does; -MD_E_NOSUCH quietly. */
 	int (*open_other)(struct tgt *t, int pid, struct tgt **out);
@@ -184,6 +187,13 @@ int tgt_stat(struct tgt *t, struct tgt_stat *st);
 int tgt_children(struct tgt *t, int **pids, int *n);
 
 /*
+ * The value of environment variable name in t, in a new heap string
+ * (*value, the caller's).  Returns 0, or quietly -MD_E_NOSUCH (not set,
+ * or the process is gone) or -MD_E_PERM (not readable).
+ */
+int tgt_getenv(struct tgt *t, const char *name, char **value);
+
+/*
  * Open process pid of the same system as t (its parent or a child) for
  * reads, as tgt_open; a fake target opens the fakes linked to it.
  * Returns 0 and *out, or -MD_E_NOSUCH quietly.
@@ -265,6 +275,8 @@ void tgt_fake_fail_reads(struct tgt *t, int code);
 void tgt_fake_set_regs(struct tgt *t, int tid, const struct tgt_regs *r);
 void tgt_fake_set_stat(struct tgt *t, char state, int ppid,
 		       const char *comm);
+/* Add "NAME=VALUE" to its environment (tgt_getenv). */
+void tgt_fake_setenv(struct tgt *t, const char *assignment);
 /*
  * Make other (another fake) the process with other's pid on t's system:
  * tgt_open_other(t, pid) opens it, and when it is t's parent (the ppid of

@@ -33,6 +33,8 @@ struct fake {
 	bool has_stat;
 	struct fake_regs *regs;
 	int nregs;
+	char *env;		/* tgt_fake_setenv: NAME=VALUE\0... */
+	size_t envlen;
 	struct tgt **links;	/* other processes of its system, borrowed */
 	int nlinks;
 	int detaches;
@@ -145,6 +147,19 @@ static int fake_children(struct tgt *t, int **pids, int *n)
 	return 0;
 }
 
+static int fake_environ(struct tgt *t, char **text, size_t *len)
+{
+	struct fake *f = tgt_impl(t);
+
+	if (f->gone)
+		return -MD_E_NOSUCH;
+	*text = xmalloc(f->envlen + 1);
+	if (f->envlen)
+		memcpy(*text, f->env, f->envlen);
+	*len = f->envlen;
+	return 0;
+}
+
 static const struct tgt_ops fake_ops;
 
 static int fake_open_other(struct tgt *t, int pid, struct tgt **out)
@@ -186,6 +201,7 @@ static void fake_release(struct tgt *t)
 	free(f->tids);
 	free(f->regs);
 	free(f->links);
+	free(f->env);
 	free(f);
 }
 
@@ -197,6 +213,7 @@ static const struct tgt_ops fake_ops = {
 	.regs = fake_regs,
 	.stat = fake_stat,
 	.children = fake_children,
+	.environ = fake_environ,
 	.open_other = fake_open_other,
 	.detach = fake_detach,
 	.release = fake_release,
@@ -276,6 +293,16 @@ void tgt_fake_set_stat(struct tgt *t, char state, int ppid, const char *comm)
 	f->stat.state = state;
 	f->stat.ppid = ppid;
 	snprintf(f->stat.comm, sizeof(f->stat.comm), "%s", comm);
+}
+
+void tgt_fake_setenv(struct tgt *t, const char *assignment)
+{
+	struct fake *f = tgt_impl(t);
+	size_t n = strlen(assignment) + 1;
+
+	f->env = xrealloc(f->env, f->envlen + n);
+	memcpy(f->env + f->envlen, assignment, n);
+	f->envlen += n;
 }
 
 void tgt_fake_link(struct tgt *t, struct tgt *other)

@@ -446,6 +446,11 @@ static int live_children(struct tgt *t, int **pids, int *n)
 	return tgt_proc_children(tgt_pid(t), pids, n);
 }
 
+static int live_environ(struct tgt *t, char **text, size_t *len)
+{
+	return tgt_proc_strings(tgt_pid(t), "environ", text, len);
+}
+
 static int live_open_other(struct tgt *t, int pid, struct tgt **out)
 {
 	(void)t;
@@ -482,6 +487,7 @@ static const struct tgt_ops live_ops = {
 	.regs = live_regs,
 	.stat = live_stat,
 	.children = live_children,
+	.environ = live_environ,
 	.open_other = live_open_other,
 	.detach = live_detach,
 	.release = live_release,

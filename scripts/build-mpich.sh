@@ -25,6 +25,14 @@ if [ -f "$stamp" ] && [ "$mode" != --source-only ]; then
 	exit 0
 fi
 
+# The source alone needs no lock once unpacked (a build in that tree
+# does not change its headers).
+src_tree=$cache/src-mpich/pristine/mpich-4.0.2
+if [ "$mode" = --source-only ] && [ -f "$src_tree/configure" ]; then
+	echo "$src_tree"
+	exit 0
+fi
+
 # One build at a time: a second run (another test run, a helper) waits
 # for the first and then reuses what it built.
 mkdir -p "$cache"

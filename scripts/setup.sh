@@ -16,7 +16,8 @@ pkgs=(build-essential pkg-config ca-certificates openmpi-bin libopenmpi-dev
       libigraph-dev libdwarf-dev libelf-dev libunwind-dev libcriterion-dev
       libyajl-dev uthash-dev dpkg-dev openssh-server iproute2 procps
       jq clang clang-format python3
-      slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge)
+      slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
+      mpich libmpich-dev)
 pkgs+=("$@")
 
 missing=()
@@ -59,6 +60,17 @@ if [ ${#missing[@]} -gt 0 ] || [ $added_src -eq 1 ]; then
 			--no-install-recommends "${missing[@]}" >/dev/null
 	fi
 fi
+
+# Debian's MPICH (no message-queue DLL: the e2e_mpich_debian suite) sits
+# beside Open MPI; the mpicc/mpirun alternatives must stay Open MPI's
+# (its priority, 50, beats MPICH's 40; set them if someone changed that).
+for alt in mpi mpirun; do
+	best=/usr/bin/$([ $alt = mpi ] && echo mpicc || echo mpirun).openmpi
+	if [ "$(update-alternatives --query $alt 2>/dev/null | sed -n 's/^Value: //p')" != "$best" ]; then
+		echo "setup: pointing the $alt alternative back at Open MPI" >&2
+		$sudo update-alternatives --set $alt "$best" >/dev/null
+	fi
+done
 
 if [ "${MD_SKIP_OMPI_G:-0}" != 1 ]; then
 	"$(dirname "$0")/build-openmpi.sh" >/dev/null

@@ -2,8 +2,9 @@
  * e2e_mpich_test.c - the ways in on a real MPICH job (the -g MPICH of
  * scripts/build-mpich.sh, Hydra's mpiexec; suite e2e_mpich_in):
  * `run -- mpiexec ...`, and `--attach` on a rank's pid, which walks up
- * through hydra_pmi_proxy to mpiexec.  The samples themselves run in
- * e2e_mpich (e2e_test.c).
+ * through hydra_pmi_proxy to mpiexec; and Debian's own MPICH (suite
+ * e2e_mpich_debian), which has neither DLL nor MPIR table.  The samples
+ * themselves run in e2e_mpich (e2e_test.c).
  *
  * The job is a 3-rank ring of blocking receives, compiled here, that
  * writes each rank's pid to DIR/rank.N.pid: every test checks that no
@@ -33,6 +34,17 @@ struct e2e {
 
 static struct e2e cur;
 
+/* Writes the ring and compiles it with mpicc (skips if there is none). */
+static void build_ring(struct e2e *e, const char *mpicc)
+{
+	e->dir = mj_tmpdir("mpich");
+	cr_assert(e->dir);
+	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
+	snprintf(e->out, sizeof(e->out), "%s/out", e->dir);
+	snprintf(e->err, sizeof(e->err), "%s/err", e->dir);
+	cr_assert_eq(rp_build_ring(mpicc, e->prog), 0, "%s failed", mpicc);
+}
+
 static void setup_job(struct e2e *e)
 {
 	memset(e, 0, sizeof(*e));
@@ -46,13 +58,7 @@ static void setup_job(struct e2e *e)
 	if (!getenv("MD_E2E_MPICH"))
 		cr_skip_test("e2e_mpich_in: not yet run against a finished MPICH "
 			     "build; MD_E2E_MPICH=1 runs it (tests/expected-skips)");
-	e->dir = mj_tmpdir("mpich");
-	cr_assert(e->dir);
-	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
-	snprintf(e->out, sizeof(e->out), "%s/out", e->dir);
-	snprintf(e->err, sizeof(e->err), "%s/err", e->dir);
-	cr_assert_eq(rp_build_ring(MPICH_G "/bin/mpicc", e->prog), 0,
-		     "mpicc failed");
+	build_ring(e, MPICH_G "/bin/mpicc");
 }
 
 /* Ends what the test started, by pid, whatever happened. */
@@ -170,4 +176,70 @@ Test(e2e_mpich_in, attach_to_a_rank_walks_up_through_the_hydra_proxy,
 			  k);
 	free(out);
 	free(err);
+}
+
+/*
+ * Debian's own MPICH (packages mpich, libmpich-dev): no message-queue DLL
+ * and no MPIR table in its stripped mpiexec.hydra.  The ranks are found
+ * under its hydra_pmi_proxy, the report comes from stacks alone, every
+ * edge inferred, and one line says why and how to get the queues.
+ */
+#define DEB_MPICC "/usr/bin/mpicc.mpich"
+#define DEB_MPIEXEC "/usr/bin/mpiexec.mpich"
+
+static void attach_debian(const char *which)
+{
+	char pid[16], *out, *err;
+	pid_t pids[NP];
+	int code;
+
+	memset(&cur, 0, sizeof(cur));
+	cur.job = -1;
+	if (!rp_bin())
+		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
+	if (access(DEB_MPICC, X_OK) || access(DEB_MPIEXEC, X_OK))
+		cr_skip_test("Debian's MPICH is not installed (packages mpich "
+			     "libmpich-dev; scripts/setup.sh installs them)");
+	build_ring(&cur, DEB_MPICC);
+	char *job[] = { S(DEB_MPIEXEC), S("-np"), S("3"), cur.prog, cur.dir,
+			NULL };
+	cur.job = rp_spawn(job, NULL, NULL, NULL);
+	cr_assert_gt(cur.job, 0);
+	cr_assert_eq(wait_ranks(&cur, pids), NP, "the ranks never started");
+	sleep(1);
+	snprintf(pid, sizeof(pid), "%d",
+		 (int)(!strcmp(which, "rank") ? pids[2] : cur.job));
+	char *argv[] = { S(rp_bin()), S("--attach"), pid, NULL };
+	code = rp_wait(rp_spawn(argv, NULL, cur.out, cur.err), 120000);
+	out = mj_slurp(cur.out);
+	err = mj_slurp(cur.err);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
+		     err);
+	cr_expect(out && strstr(out, "MPI implementation: MPICH"),
+		  "report does not say MPICH:\n%s", out);
+	cr_expect(out && strstr(out, "DEADLOCK: 3 of 3 ranks") &&
+			  strstr(out, "[inferred]"),
+		  "no inferred deadlock of the 3 ranks:\n%s", out);
+	cr_expect(out && strstr(out, "ring.c:"),
+		  "the stuck line is not named:\n%s", out);
+	cr_expect(err && strstr(err, "built without --enable-debuginfo") &&
+			  strstr(err, "use an MPICH configured with"),
+		  "no line says why the queues are missing: %s", err);
+	for (int k = 0; k < NP; k++)
+		cr_expect(rp_alive(pids[k]), "rank %d is gone after the tool",
+			  k);
+	free(out);
+	free(err);
+}
+
+Test(e2e_mpich_debian, attach_to_mpiexec_reports_from_stacks_alone,
+     .timeout = 150, .fini = fini)
+{
+	attach_debian("mpiexec");
+}
+
+Test(e2e_mpich_debian, attach_to_a_rank_finds_the_others_through_the_proxy,
+     .timeout = 150, .fini = fini)
+{
+	attach_debian("rank");
 }

@@ -372,6 +372,119 @@ Test(proctable, walk_from_a_fake_rank_goes_up_through_hydra_proxy_to_mpiexec)
 	pt_job_free(j);
 }
 
+/*
+ * Debian's MPICH: mpiexec.mpich (100) without any MPIR symbol, one
+ * hydra_pmi_proxy (200), ranks 300.. with PMI_RANK/PMI_SIZE and no MPIR
+ * symbol either (no debuginfo).  nlocal of size ranks are here.
+ */
+struct hyjob {
+	struct tgt *mpiexec, *proxy, *ranks[4];
+	int n;
+};
+
+static void hyjob_make(struct hyjob *h, int nlocal, int size)
+{
+	char env[32];
+
+	h->n = nlocal;
+	h->mpiexec = tgt_fake_new(100);
+	h->proxy = tgt_fake_new(200);
+	tgt_fake_set_stat(h->mpiexec, 'S', 1, "mpiexec.mpich");
+	tgt_fake_set_stat(h->proxy, 'S', 100, "hydra_pmi_proxy");
+	tgt_fake_link(h->mpiexec, h->proxy);
+	tgt_fake_link(h->proxy, h->mpiexec);
+	/* The proxy starts them in reverse: the order must not matter. */
+	for (int i = 0; i < nlocal; i++) {
+		struct tgt *r = tgt_fake_new(300 + i);
+
+		tgt_fake_set_stat(r, 'S', 200, "ring");
+		tgt_fake_set_exe(r, "/tmp/ring");
+		snprintf(env, sizeof(env), "PMI_RANK=%d", nlocal - 1 - i);
+		tgt_fake_setenv(r, "PATH=/bin");
+		tgt_fake_setenv(r, env);
+		snprintf(env, sizeof(env), "PMI_SIZE=%d", size);
+		tgt_fake_setenv(r, env);
+		tgt_fake_link(r, h->proxy);
+		tgt_fake_link(h->proxy, r);
+		h->ranks[i] = r;
+	}
+}
+
+static void hyjob_free(struct hyjob *h)
+{
+	for (int i = 0; i < h->n; i++)
+		tgt_free(h->ranks[i]);
+	tgt_free(h->proxy);
+	tgt_free(h->mpiexec);
+}
+
+static int no_symbols(void *ctx, struct tgt *t, const char *name,
+		      uint64_t *addr)
+{
+	(void)ctx;
+	(void)t;
+	(void)name;
+	(void)addr;
+	return -MD_E_NOSYM;
+}
+
+Test(proctable, hydra_without_table_finds_ranks_under_its_proxy_by_pmi_rank)
+{
+	struct hyjob h;
+	struct pt_job *j = NULL;
+
+	hyjob_make(&h, 3, 3);
+	cr_assert_eq(pt_acquire_from(h.mpiexec, no_symbols, NULL, &j), 0);
+	cr_expect_eq(j->starter_pid, 100);
+	cr_expect_eq(j->nranks, 3);
+	for (int r = 0; r < 3; r++) {
+		cr_expect_eq(j->procs[r].rank, r);
+		cr_expect_eq(j->procs[r].pid, 302 - r, "rank %d: pid %d", r,
+			     j->procs[r].pid);
+		cr_expect(j->procs[r].local);
+		cr_expect_str_eq(j->procs[r].exe, "/tmp/ring");
+	}
+	pt_job_free(j);
+	hyjob_free(&h);
+}
+
+Test(proctable, hydra_without_table_from_a_rank_goes_up_through_the_proxy)
+{
+	struct hyjob h;
+	struct pt_job *j = NULL;
+
+	hyjob_make(&h, 2, 2);
+	cr_assert_eq(pt_acquire_from(h.ranks[0], no_symbols, NULL, &j), 0);
+	cr_expect_eq(j->starter_pid, 100);
+	cr_expect_eq(j->nranks, 2);
+	cr_expect_eq(j->given_pid, 300);
+	cr_expect_eq(j->given_rank, 1);
+	pt_job_free(j);
+	hyjob_free(&h);
+}
+
+Test(proctable, hydra_without_table_refuses_ranks_on_other_hosts_and_says_why)
+{
+	struct hyjob h;
+	struct pt_job *j = NULL;
+	struct tr_capture cap;
+	char *err;
+	int r;
+
+	hyjob_make(&h, 2, 4);
+	tr_stderr_begin(&cap);
+	r = pt_acquire_from(h.mpiexec, no_symbols, NULL, &j);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOTMPI);
+	cr_expect_null(j);
+	cr_expect_not_null(strstr(err, "2 of its 4 ranks run on this host"),
+			   "stderr: %s", err);
+	cr_expect_not_null(strstr(err, "--enable-debuginfo"), "stderr: %s",
+			   err);
+	free(err);
+	hyjob_free(&h);
+}
+
 Test(proctable, walk_from_a_fake_process_outside_any_job_is_not_mpi)
 {
 	struct tgt *p = tgt_fake_new(500), *shell = tgt_fake_new(400);
