@@ -24,7 +24,9 @@ ifeq ($(CI),true)
 WARN += -Werror
 endif
 
-PKGS = igraph libelf libunwind-generic yajl
+PKGS = libelf libunwind-generic yajl
+# igraph: the tests' oracle for the wait-for graph's strong components.
+TEST_PKGS = criterion igraph
 DWARF_CFLAGS = -I/usr/include/libdwarf
 DWARF_LIBS = -ldwarf
 
@@ -101,26 +103,26 @@ $(BUILD)/gensnap: $(BUILD)/tools/gensnap.o $(LIBMD)
 
 $(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedll_v9.so \
 		$(BUILD)/tests/fakempich.so $(BUILD)/tests/fakempich_notype.so
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs criterion)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs $(TEST_PKGS))
 
 # A fake message-queue DLL for the host's unit tests (and one of a wrong
 # interface version).
-$(BUILD)/tests/fakedll.so: tests/fakedll/fakedll.c include/mqd.h
+$(BUILD)/tests/fakedll.so: tests/fakedll/fakedll.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -o $@ $<
-$(BUILD)/tests/fakedll_v9.so: tests/fakedll/fakedll.c include/mqd.h
+$(BUILD)/tests/fakedll_v9.so: tests/fakedll/fakedll.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -DFAKE_COMPAT=9 -o $@ $<
 # One that behaves like MPICH's libtvmpich.so (doc/mpich.md), and the
 # same asking for a type the tests do not have.
-$(BUILD)/tests/fakempich.so: tests/fakedll/fakempich.c include/mqd.h
+$(BUILD)/tests/fakempich.so: tests/fakedll/fakempich.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -o $@ $<
-$(BUILD)/tests/fakempich_notype.so: tests/fakedll/fakempich.c include/mqd.h
+$(BUILD)/tests/fakempich_notype.so: tests/fakedll/fakempich.c tests/fakedll/fakedll.h include/mqd.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) -g -fPIC -shared -DFAKE_MISSING_TYPE='"MPIR_Nothing"' -o $@ $<
 
-$(BUILD)/tests/%.o: CFLAGS += $(shell pkg-config --cflags criterion) -Itests
+$(BUILD)/tests/%.o: CFLAGS += $(shell pkg-config --cflags $(TEST_PKGS)) -Itests
 
 # The end-to-end tests need the samples built against each Open MPI setup.
 samples: $(BIN)

@@ -120,8 +120,11 @@ struct snap_member {
 };
 
 struct snap_op {
+	/* The small fields first, the 8-byte ones after them: a million
+	 * ranks' operations are most of a read snapshot's memory. */
 	enum snap_op_kind kind;
 	enum snap_op_status status;
+	enum snap_op_source source;
 	int comm;		/* index into snap.comms, -1 if unknown */
 	int peer_local;		/* desired peer, local rank in comm; -1 for
 				 * MPI_ANY_SOURCE */
@@ -129,28 +132,26 @@ struct snap_op {
 				 * unknown */
 	int tag;		/* desired tag; meaningful if !any_tag */
 	bool any_tag;
-	uint64_t length;	/* desired length in bytes */
-	uint64_t buffer;
 	bool system_buffer;
+	/* The DLL said "complete" but the request was still being waited on
+	 * (Open MPI's one-byte read of req_complete): status corrected. */
+	bool status_corrected;
 	/* Valid if status >= matched, or for a send. */
 	int actual_local;
 	int actual_global;
 	int actual_tag;
+	int nextra;		/* of extra[] */
 	uint64_t actual_length;
+	uint64_t length;	/* desired length in bytes */
+	uint64_t buffer;
 	uint64_t request;	/* the MPI request's address (Open MPI's DLL), or its
 				 * handle found in libmdtrack.so's table by
 				 * call, peer and tag; 0 if unknown */
-	/* The DLL said "complete" but the request was still being waited on
-	 * (Open MPI's one-byte read of req_complete): status corrected. */
-	bool status_corrected;
-	int nextra;
-	const char *extra[5];	/* the DLL's extra_text lines */
 	/* The request's sequence number (Open MPI:
 	 * mca_pml_base_request_t.req_sequence; for an unexpected fragment
 	 * its match header's hdr_seq), 0 if unknown.  A new message has a
 	 * new one: the collector compares looks with it. */
 	uint64_t sequence;
-	enum snap_op_source source;
 	/* From ob1: "recv", "probe", "iprobe", "mprobe", "improbe" (posted
 	 * requests), "unexpected" (arrived, unmatched), "cant_match"
 	 * (arrived out of order); NULL from the DLL. */
@@ -159,6 +160,7 @@ struct snap_op {
 	 * read from the request; NULL and 0 if unknown. */
 	const char *datatype;
 	uint64_t count;
+	const char *extra[5];	/* the DLL's extra_text lines, nextra */
 };
 
 /*
@@ -204,15 +206,15 @@ struct snap_track_rec {
 struct snap_rank {
 	int rank;		/* global rank: index in MPIR_proctable */
 	int pid;
+	enum snap_rank_state state;
+	enum snap_progress progress;
+	const char *reason;	/* why not collected or gone; NULL if read */
 	const char *host;
 	const char *exe;
 	/* The host whose collector handled the rank (the front end's, or
 	 * the agent's there): read it, or found it gone or unreadable;
 	 * NULL when no collector reached it. */
 	const char *collected_on;
-	enum snap_rank_state state;
-	const char *reason;	/* why not collected or gone; NULL if read */
-	enum snap_progress progress;
 
 	/* The rank's application-level position, from its threads: the MPI
 	 * call of its application thread (NULL if outside MPI) and the
@@ -226,39 +228,37 @@ struct snap_rank {
 	struct snap_member *members;	/* communicators the rank is in */
 
 	enum snap_queues queues;
-	const char *queues_reason;	/* with SNAP_QUEUES_NONE */
 	bool unexpected_available;	/* the DLL shows the unexpected queue */
 	/* ob1's matching queues were read for this rank: its posted
 	 * receives, probes and collectives' internal requests are all in
 	 * ops, so one that is not there is not pending. */
 	bool ob1;
-
-	int nops;
-	struct snap_op *ops;
-
 	/* The MPI library's own count of completed requests (MPICH ch3:
 	 * MPIDI_CH3I_progress_completion_count), read in every look: when
 	 * it changed, the rank moved, though its call and (hidden)
 	 * operations look the same.  has_completions false: not read.  The
 	 * collector judges progress with it; it is not written. */
 	bool has_completions;
-	uint64_t completions;
-
-	int nthreads;
-	struct snap_thread *threads;
-
-	/* libmdtrack.so: present in the rank; records it dropped (its
-	 * rings overwrite the oldest); the records kept (those of pending
-	 * requests and the collectives). */
+	/* libmdtrack.so is present in the rank (below). */
 	bool tracked;
-	uint64_t track_dropped;
-	int ntrack;
-	struct snap_track_rec *track;
-
 	/* Its arrays (members, ops, threads, frames, track) live in the
 	 * snapshot's pool (snap_alloc: the reader's), freed with the
 	 * snapshot, not one by one. */
 	bool pooled;
+	const char *queues_reason;	/* with SNAP_QUEUES_NONE */
+
+	int nops;
+	int nthreads;
+	struct snap_op *ops;
+	struct snap_thread *threads;
+
+	/* libmdtrack.so's records it dropped (its rings overwrite the
+	 * oldest) and those kept (those of pending requests and the
+	 * collectives). */
+	int ntrack;
+	uint64_t track_dropped;
+	struct snap_track_rec *track;
+	uint64_t completions;	/* with has_completions */
 };
 
 struct snap {
@@ -305,6 +305,11 @@ void snap_rank_free_data(struct snap_rank *r);
  * ranks' small arrays cost no malloc each.  For a rank's arrays only if
  * the rank is marked pooled. */
 void *snap_alloc(struct snap *s, size_t n);
+
+/* Move what snap_alloc gave src into dst's pool: it lives as long as dst.
+ * src's interned strings go with it (src forgets them; its notes must
+ * not be used after).  For a reader's worker snapshot. */
+void snap_adopt_pool(struct snap *dst, struct snap *src);
 
 /* Intern a string in s: the result lives as long as s.  NULL stays NULL. */
 const char *snap_str(struct snap *s, const char *str);
@@ -365,5 +370,21 @@ int snap_write(const struct snap *s, FILE *f);
  * column, and what was wrong.
  */
 int snap_read(FILE *f, const char *name, struct snap **out);
+
+/* How to read. */
+struct snap_read_opts {
+	/* Threads that read the rank lines (0 or 1: the caller's only).
+	 * More are used only on a regular file of a whole snapshot with
+	 * many ranks; the result and the messages are the same. */
+	int threads;
+	/* Set by the reader: the threads that read the rank lines (1 when
+	 * one did, or when the file was read again by one after an error
+	 * or an inconsistency that a worker found). */
+	int threads_used;
+};
+
+/* snap_read with options (opts NULL: the defaults). */
+int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
+		   struct snap **out);
 
 #endif /* MD_SNAP_H */

@@ -74,11 +74,11 @@ void wfg_release(const struct wfg *g, enum wfg_assume a, uint8_t *released);
 
 /*
  * Strongly connected components of the subgraph induced by the nodes
- * with keep[v] != 0 (igraph).  comp[v] gets the component number, -1 for
- * nodes not kept; cyclic[c] (allocated, *ncomp entries, caller frees)
- * says whether component c contains a cycle (more than one node, or a
- * self-loop).  Components are numbered in order of their smallest node.
- * Returns 0, or -MD_E_SYS if igraph failed (reported).
+ * with keep[v] != 0 (Tarjan's, linear).  comp[v] gets the component
+ * number, -1 for nodes not kept; cyclic[c] (allocated, *ncomp entries,
+ * caller frees) says whether component c contains a cycle (more than one
+ * node, or a self-loop).  Components are numbered in order of their
+ * smallest node.  Returns 0.
  */
 int wfg_scc(const struct wfg *g, const uint8_t *keep, int *comp, int *ncomp,
 	    uint8_t **cyclic);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "cli.h"
@@ -66,6 +67,7 @@ static int md_attach(const struct cli *c)
 
 static int md_analyze(const struct cli *c)
 {
+	struct snap_read_opts opts;
 	struct snap *s = NULL;
 	FILE *f;
 	int rc;
@@ -75,7 +77,13 @@ static int md_analyze(const struct cli *c)
 		md_error("fopen(%s): %s", c->file, strerror(errno));
 		return MD_EXIT_ERROR;
 	}
-	rc = snap_read(f, c->file, &s);
+	/* A thread per processor for the rank lines of a big file (the
+	 * reader uses one where they would not pay); 8 at most: past that
+	 * the memory, not the parsing, is the limit. */
+	opts.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (opts.threads > 8)
+		opts.threads = 8;
+	rc = snap_read_opts(f, c->file, &opts, &s);
 	if (f != stdin)
 		fclose(f);
 	if (rc)

@@ -23,7 +23,7 @@ TIMEOUT=${FUZZ_TIMEOUT:-60}
 FUZZER=${FUZZER:-libfuzzer}
 OUT=build-fuzz
 SRC="tests/fuzz/snapread_fuzz.c snapshot/*.c common/*.c analyzer/*.c graph/*.c"
-PKGS="igraph yajl"
+PKGS="yajl"
 # shellcheck disable=SC2046
 FLAGS="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -fno-omit-frame-pointer
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

@@ -148,6 +148,27 @@ void *snap_alloc(struct snap *s, size_t n)
 	return m;
 }
 
+void snap_adopt_pool(struct snap *dst, struct snap *src)
+{
+	struct pool_chunk *last = src->pool->chunks;
+
+	if (!last)
+		return;
+	while (last->next)
+		last = last->next;
+	/* Behind dst's current chunk, whose free space stays in use. */
+	if (dst->pool->chunks) {
+		last->next = dst->pool->chunks->next;
+		dst->pool->chunks->next = src->pool->chunks;
+	} else {
+		dst->pool->chunks = src->pool->chunks;
+	}
+	src->pool->chunks = NULL;
+	free(src->pool->strs);
+	src->pool->strs = NULL;
+	src->pool->nstrs = src->pool->strcap = 0;
+}
+
 static void strs_grow(struct snap_pool *p)
 {
 	size_t cap = p->strcap ? p->strcap * 2 : 256;

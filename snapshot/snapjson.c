@@ -25,8 +25,8 @@ struct snapjs_parse {
 	int values;		/* top-level values in the line */
 	size_t prev;		/* offset after the previous token */
 	const char *key;	/* the key of the value that follows */
-	uint32_t khash;
-	int keycol;
+	uint32_t khash, klen;
+	size_t keyat;		/* where the search for the key starts */
 	const char *cancel;	/* why a callback stopped the parse */
 };
 
@@ -36,6 +36,8 @@ int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 	va_list ap;
 	int n = 0;
 
+	if (j->quiet)
+		return -MD_E_INPUT;
 	if (j->at_comm >= 0)
 		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",
 			      j->at_comm);
@@ -63,10 +65,9 @@ static const char *copy(struct snapjs *j, const void *s, size_t len)
 	return p;
 }
 
-/* The column where the token after the previous one starts. */
-static int start_col(const struct snapjs *j)
+/* The column where the token after offset i starts. */
+static int col_after(const struct snapjs *j, size_t i)
 {
-	size_t i = j->p->prev;
 
 	for (; i < j->len; i++) {
 		char c = j->line[i];
@@ -75,6 +76,11 @@ static int start_col(const struct snapjs *j)
 			break;
 	}
 	return (int)i + 1;
+}
+
+int snapjs_col(const struct snapjs *j, const struct snapjs_node *n)
+{
+	return col_after(j, n->at);
 }
 
 /* A new node in the current container (or the line's value). */
@@ -95,6 +101,7 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 	n = &j->nodes[j->nnodes++];
 	memset(n, 0, sizeof(*n));
 	n->type = (uint8_t)type;
+	n->at = (uint32_t)p->prev;
 	if (p->depth) {
 		struct snapjs_node *parent = &j->nodes[p->open[p->depth - 1]];
 		int *last = &p->last[p->depth - 1];
@@ -110,13 +117,12 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 
 			n->key = p->key;
 			n->khash = p->khash;
-			n->col = p->keycol;
+			n->klen = p->klen;
+			n->at = p->keyat;
 			parent->kshared |= (parent->kbits & bit) != 0;
 			parent->kbits |= bit;
 		}
 	}
-	if (!n->col)
-		n->col = start_col(j);
 	p->prev = yajl_get_bytes_consumed(p->h);
 	return n;
 }
@@ -217,9 +223,10 @@ static int cb_key(void *ctx, const unsigned char *k, size_t len)
 	struct snapjs *j = ctx;
 	struct snapjs_parse *p = j->p;
 
-	p->keycol = start_col(j);
+	p->keyat = p->prev;
 	p->key = copy(j, k, len);
 	p->khash = snapjs_khash(p->key, len);
+	p->klen = (uint32_t)len;
 	p->prev = yajl_get_bytes_consumed(p->h);
 	return 1;
 }
@@ -240,7 +247,7 @@ void snapjs_init(struct snapjs *j, struct snap *s, const char *name)
 {
 	memset(j, 0, sizeof(*j));
 	j->name = name;
-	j->s = s;
+	j->s = j->mem = s;
 	j->at_comm = j->at_rank = j->at_op = -1;
 	j->p = xcalloc(1, sizeof(*j->p));
 	j->p->h = yajl_alloc(&callbacks, NULL, j);
@@ -274,7 +281,8 @@ static int parse_error(struct snapjs *j)
 	if (at > j->len)
 		at = j->len;
 	if (j->p->cancel)
-		return snapjs_fail(j, start_col(j), "%s", j->p->cancel);
+		return snapjs_fail(j, col_after(j, j->p->prev), "%s",
+				   j->p->cancel);
 	msg = yajl_get_error(j->p->h, 0, NULL, 0);
 	msg[strcspn((char *)msg, "\n")] = '\0';
 	ret = snapjs_fail(j, at ? (long)at : 1, "invalid JSON: %s",
@@ -293,6 +301,7 @@ int snapjs_parse_line(struct snapjs *j)
 	}
 	j->textlen = 0;
 	j->nnodes = 0;
+	j->hint_obj = NULL;
 	p->depth = p->values = 0;
 	p->prev = 0;
 	p->cancel = NULL;
@@ -307,20 +316,44 @@ int snapjs_parse_line(struct snapjs *j)
 	return 0;
 }
 
-const struct snapjs_node *snapjs_find(const struct snapjs *j,
+static bool key_is(const struct snapjs_node *n, const char *key, size_t len,
+		   uint32_t khash)
+{
+	return n->khash == khash && n->klen == len &&
+	       memcmp(n->key, key, len) == 0;
+}
+
+const struct snapjs_node *snapjs_find(struct snapjs *j,
 				      const struct snapjs_node *o,
-				      const char *key, uint32_t khash)
+				      const char *key, size_t len)
 {
 	const struct snapjs_node *n, *found = NULL;
+	uint32_t khash = snapjs_khash(key, len);
+	int start;
 
 	if (!(o->kbits & snapjs_kbit(khash)))
 		return NULL;
-	for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
-		if (n->khash == khash && strcmp(n->key, key) == 0) {
-			found = n;
-			if (!o->kshared)
+	if (o->kshared) {	/* the last of equal keys counts */
+		for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
+			if (key_is(n, key, len, khash))
+				found = n;
+	} else {
+		/* From where the last lookup in o ended, round to it. */
+		start = j->hint_obj == o && j->hint_next ? j->hint_next
+							 : o->first;
+		for (n = &j->nodes[start]; n && !found;) {
+			if (key_is(n, key, len, khash))
+				found = n;
+			n = n->next ? &j->nodes[n->next]
+				    : snapjs_first(j, o);
+			if (n == &j->nodes[start])
 				break;
 		}
+		if (found) {
+			j->hint_obj = o;
+			j->hint_next = found->next;
+		}
+	}
 	return found && found->type != SNAPJS_NULL ? found : NULL;
 }
 
@@ -333,7 +366,8 @@ static const struct snapjs_node *get_typed(struct snapjs *j,
 
 	*ret = 0;
 	if (n && n->type != type) {
-		*ret = snapjs_fail(j, n->col, "\"%s\" must be %s", key, what);
+		*ret = snapjs_fail(j, snapjs_col(j, n), "\"%s\" must be %s",
+				   key, what);
 		return NULL;
 	}
 	return n;
@@ -347,15 +381,16 @@ static int int_range(struct snapjs *j, const struct snapjs_node *n,
 	int64_t v = 0;
 
 	if (n->type != SNAPJS_NUM || !n->integer)
-		return snapjs_fail(j, n->col, "%s%s%s must be an integer", pre,
-				   what, post);
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "%s%s%s must be an integer", pre, what,
+				   post);
 	if (!n->big && n->u <= (uint64_t)INT64_MAX + n->neg)
 		v = !n->neg		     ? (int64_t)n->u
 		    : n->u > INT64_MAX ? INT64_MIN
 				       : -(int64_t)n->u;
 	if (n->big || n->u > (uint64_t)INT64_MAX + n->neg || v < min ||
 	    v > max)
-		return snapjs_fail(j, n->col,
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "%s%s%s %s is out of range (%" PRId64
 				   "..%" PRId64 ")",
 				   pre, what, post, n->s, min, max);
@@ -404,9 +439,10 @@ int snapjs_u64(struct snapjs *j, const struct snapjs_node *o,
 	if (!n)
 		return 0;
 	if (n->type != SNAPJS_NUM || !n->integer)
-		return snapjs_fail(j, n->col, "\"%s\" must be an integer", key);
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "\"%s\" must be an integer", key);
 	if (n->big || (n->neg && n->u))
-		return snapjs_fail(j, n->col,
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "\"%s\" %s is out of range (0..%" PRIu64 ")",
 				   key, n->s, UINT64_MAX);
 	*out = n->u;
@@ -426,7 +462,11 @@ const char *snapjs_intern(struct snapjs *j, const struct snapjs_node *n)
 
 	if (!j->cache[h].s || j->cache[h].len != len ||
 	    memcmp(j->cache[h].s, n->s, len) != 0) {
+		if (j->lock)
+			pthread_mutex_lock(j->lock);
 		j->cache[h].s = snap_str(j->s, n->s);
+		if (j->lock)
+			pthread_mutex_unlock(j->lock);
 		j->cache[h].len = len;
 	}
 	return j->cache[h].s;
@@ -481,7 +521,7 @@ int snapjs_addr(struct snapjs *j, const struct snapjs_node *o,
 	*out = v;
 	return 0;
 bad:
-	return snapjs_fail(j, n->col,
+	return snapjs_fail(j, snapjs_col(j, n),
 			   "\"%s\" \"%.40s\" is not a hex address \"0x...\" "
 			   "of up to 16 digits",
 			   key, n->s);
@@ -503,8 +543,8 @@ int snapjs_enum(struct snapjs *j, const struct snapjs_node *o,
 			*out = i;
 			return 0;
 		}
-	return snapjs_fail(j, v->col, "\"%s\" \"%.40s\" is not a known value",
-			   key, v->s);
+	return snapjs_fail(j, snapjs_col(j, v),
+			   "\"%s\" \"%.40s\" is not a known value", key, v->s);
 }
 
 int snapjs_array(struct snapjs *j, const struct snapjs_node *o,
@@ -514,7 +554,7 @@ int snapjs_array(struct snapjs *j, const struct snapjs_node *o,
 
 	*a = get_typed(j, o, key, SNAPJS_ARR, "an array", &ret);
 	if (*a && (*a)->n > max) {
-		ret = snapjs_fail(j, (*a)->col,
+		ret = snapjs_fail(j, snapjs_col(j, (*a)),
 				  "\"%s\" has %d entries, at most %d are "
 				  "allowed",
 				  key, (*a)->n, max);

@@ -16,6 +16,7 @@
 #ifndef MD_SNAPJSON_H
 #define MD_SNAPJSON_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,8 +34,9 @@ struct snapjs_node {
 	 * negative if neg, unless it does not fit in 64 bits. */
 	bool integer, neg, big;
 	uint64_t u;
-	int col;		/* 1-based column of its key, or of the value
-				 * in an array */
+	/* Where the search for its key (or, in an array, for the value)
+	 * starts: snapjs_col finds the column, for a message only. */
+	uint32_t at;
 	int next;		/* next sibling's index, 0 at the end */
 	int first;		/* first child's index, 0 if none */
 	int n;			/* children */
@@ -43,6 +45,7 @@ struct snapjs_node {
 	uint64_t kbits;
 	bool kshared;
 	uint32_t khash;		/* of the key */
+	uint32_t klen;
 	const char *key;	/* NULL in an array */
 	const char *s;		/* string value or number text, NUL-ended */
 	size_t len;		/* of s */
@@ -59,11 +62,22 @@ struct snapjs {
 	 * where not.  Numbers, not text: formatted only on an error. */
 	int at_comm, at_rank, at_op;
 	struct snap *s;		/* strings are interned here */
+	/* Where a rank's arrays go (snap_alloc): s, or a worker's own
+	 * snapshot whose pool joins s's at the end (snap_adopt_pool). */
+	struct snap *mem;
+	pthread_mutex_t *lock;	/* around interning in s, with workers */
+	bool quiet;		/* a worker's: errors are left to the serial
+				 * reader, which reads again and reports */
 	struct snapjs_node *nodes;	/* nodes[0] is the line's value */
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
 	size_t textlen, textcap;
 	struct snapjs_parse *p;
+	/* Where the last lookup in an object ended: the reader asks for
+	 * keys mostly in the order the writer wrote them, so the next one
+	 * is usually the next key. */
+	const struct snapjs_node *hint_obj;
+	int hint_next;
 	/* The last strings interned, by a cheap hash of their bytes: most
 	 * ranks repeat their neighbour's host, call, file and function. */
 	struct { const char *s; size_t len; } cache[256];
@@ -79,6 +93,9 @@ void snapjs_done(struct snapjs *j);
  * message at its column.
  */
 int snapjs_parse_line(struct snapjs *j);
+
+/* The 1-based column of n's key, or of n in an array. */
+int snapjs_col(const struct snapjs *j, const struct snapjs_node *n);
 
 /* Report an error at a column of the current line (1-based). */
 int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
@@ -98,15 +115,15 @@ static inline uint64_t snapjs_kbit(uint32_t khash)
 	return 1ULL << ((khash * 0x9e3779b1U) >> 26);
 }
 
-const struct snapjs_node *snapjs_find(const struct snapjs *j,
+const struct snapjs_node *snapjs_find(struct snapjs *j,
 				      const struct snapjs_node *o,
-				      const char *key, uint32_t khash);
+				      const char *key, size_t len);
 /* The last child of object o named key, NULL if none (or null). */
 static inline const struct snapjs_node *
-snapjs_get(const struct snapjs *j, const struct snapjs_node *o,
+snapjs_get(struct snapjs *j, const struct snapjs_node *o,
 	   const char *key)
 {
-	return snapjs_find(j, o, key, snapjs_khash(key, __builtin_strlen(key)));
+	return snapjs_find(j, o, key, __builtin_strlen(key));
 }
 /* Walking the children of an array or object: first, then next. */
 static inline const struct snapjs_node *
@@ -155,6 +172,8 @@ int snapjs_object(struct snapjs *j, const struct snapjs_node *o,
  * and the communicators read before it, stored in s->ranks[rank]. */
 struct snapread;
 int snapread_rank(struct snapread *r, const struct snapjs_node *o);
+/* Room in s->ranks for the rank at index idx (snapread_rank.c). */
+void snapread_reserve(struct snapread *r, int idx);
 /* The rank line's "track" object, libmdtrack.so's records, into k
  * (snapread_track.c). */
 int snapread_track(struct snapread *r, const struct snapjs_node *o,
@@ -171,6 +190,11 @@ struct snapread {
 	int64_t group_budget;	/* group entries still allowed */
 	long long size;		/* input bytes, -1 if not known */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */
+	/* One of several threads reading the rank lines of a range of the
+	 * file: its first rank is taken from its first rank line
+	 * (ranks_read -1 until then), s->nranks is set after them all. */
+	bool worker;
+	int first_rank;
 };
 
 #endif /* MD_SNAPJSON_H */

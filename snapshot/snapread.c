@@ -15,7 +15,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "md.h"
 #include "snapjson.h"
@@ -63,7 +65,7 @@ static int header_counts(struct snapread *r, const struct snapjs_node *o)
 	if (r->size >= 0 &&
 	    ((long long)(r->held >= 0 ? r->held : r->nranks) + r->ncomms) *
 			    RD_MIN_LINE > r->size)
-		return snapjs_fail(j, snapjs_get(j, o, "nranks")->col,
+		return snapjs_fail(j, snapjs_col(j, snapjs_get(j, o, "nranks")),
 				   "%d ranks and %d communicators cannot fit "
 				   "in the %lld bytes of the file: truncated "
 				   "or inconsistent",
@@ -80,14 +82,14 @@ static int read_header(struct snapread *r, const struct snapjs_node *o)
 	int version;
 
 	if (!f || f->type != SNAPJS_STR || strcmp(f->s, SNAP_FORMAT) != 0)
-		return snapjs_fail(j, f ? f->col : 1,
+		return snapjs_fail(j, f ? snapjs_col(j, f) : 1,
 				   "not an mpi-deadlock snapshot: the first "
 				   "line must say \"format\":\"%s\"",
 				   SNAP_FORMAT);
 	if (snapjs_int(j, o, "version", INT_MIN, INT_MAX, -1, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
-		return snapjs_fail(j, v ? v->col : 1,
+		return snapjs_fail(j, v ? snapjs_col(j, v) : 1,
 				   "snapshot version %d is not supported: "
 				   "this mpi-deadlock reads version %d",
 				   version, SNAP_VERSION);
@@ -133,14 +135,14 @@ static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
 		else if (*p)
 			goto bad;
 		if (a > b || b >= r->nranks)
-			return snapjs_fail(&r->j, v->col,
+			return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 					   "\"group\" range %ld-%ld is out of "
 					   "range (%d ranks)",
 					   a, b, r->nranks);
 		*rising = *rising && a > last;
 		last = b;
 		if (b - a + 1 > (long)max - *n)
-			return snapjs_fail(&r->j, v->col,
+			return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 					   "\"group\" has more than \"size\" "
 					   "%d entries",
 					   max);
@@ -150,7 +152,7 @@ static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
 	}
 	return 0;
 bad:
-	return snapjs_fail(&r->j, v->col,
+	return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 			   "\"group\" \"%.40s\" is not a list of rank ranges "
 			   "like \"0-3,8\" (at \"%.10s\")",
 			   v->s, p);
@@ -166,7 +168,7 @@ static int check_distinct(struct snapread *r, const struct snapjs_node *v,
 		r->seen = xcalloc((size_t)r->nranks / 8 + 1, 1);
 	for (i = 0; i < n; i++) {
 		if (r->seen[g[i] / 8] & (1u << (g[i] % 8))) {
-			ret = snapjs_fail(&r->j, v->col,
+			ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 					  "\"group\" lists global rank %d "
 					  "twice",
 					  g[i]);
@@ -209,15 +211,15 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 	else if (v->type == SNAPJS_ARR)
 		n = v->n;
 	else
-		return snapjs_fail(&r->j, v->col,
+		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				   "\"group\" must be an array of ranks or a "
 				   "string of rank ranges");
 	if (!ret && n != size)
-		ret = snapjs_fail(&r->j, v->col,
+		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				  "\"group\" has %d entries, \"size\" says %d",
 				  n, size);
 	if (!ret && (r->group_budget -= size) < 0)
-		ret = snapjs_fail(&r->j, v->col,
+		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				  "the communicator groups add up to more "
 				  "than 64 entries per rank");
 	if (ret)
@@ -297,9 +299,10 @@ static int read_topo(struct snapread *r, const struct snapjs_node *o,
 	if (kind == SNAP_TOPO_NONE)
 		return 0;
 	if (!text)
-		return snapjs_fail(j, t->col, "\"topo\" without \"neighbors\"");
-	ret = parse_neighbors(r, snapjs_get(j, o, "neighbors")->col, size,
-			      text, &first, &nbr);
+		return snapjs_fail(j, snapjs_col(j, t),
+				   "\"topo\" without \"neighbors\"");
+	ret = parse_neighbors(r, snapjs_col(j, snapjs_get(j, o, "neighbors")),
+			      size, text, &first, &nbr);
 	if (!ret)
 		snap_comm_set_topo(j->s, idx, kind, first, nbr);
 	free(first);
@@ -319,16 +322,16 @@ static int read_comm(struct snapread *r, const struct snapjs_node *o)
 	if (snapjs_int(j, o, "comm", 0, INT_MAX, 0, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
-		return snapjs_fail(j, c->col,
+		return snapjs_fail(j, snapjs_col(j, c),
 				   "communicator %d comes after the rank lines",
 				   idx);
 	if (idx >= r->ncomms)
-		return snapjs_fail(j, c->col,
+		return snapjs_fail(j, snapjs_col(j, c),
 				   "\"comm\" %d is out of range (%d "
 				   "communicators in the header)",
 				   idx, r->ncomms);
 	if (idx != r->comms_read)
-		return snapjs_fail(j, c->col,
+		return snapjs_fail(j, snapjs_col(j, c),
 				   "communicator %d comes where communicator "
 				   "%d was expected",
 				   idx, r->comms_read);
@@ -355,7 +358,8 @@ static int read_object(struct snapread *r)
 	const struct snapjs_node *o = &j->nodes[0], *note;
 
 	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, o->col, "the line is not a JSON object");
+		return snapjs_fail(j, snapjs_col(j, o),
+				   "the line is not a JSON object");
 	if (!r->have_header)
 		return read_header(r, o);
 	if (snapjs_get(j, o, "rank"))
@@ -364,9 +368,9 @@ static int read_object(struct snapread *r)
 		return read_comm(r, o);
 	if ((note = snapjs_get(j, o, "note"))) {
 		if (note->type != SNAPJS_STR)
-			return snapjs_fail(j, note->col,
+			return snapjs_fail(j, snapjs_col(j, note),
 					   "\"note\" must be a string");
-		snap_note(j->s, "%s", note->s);
+		snap_note(j->mem, "%s", note->s);
 		return 0;
 	}
 	if (snapjs_get(j, o, "format"))
@@ -422,16 +426,39 @@ static long long input_size(FILE *f)
 }
 
 /* The input in big reads (64 KiB and up; a 4 KiB stdio buffer costs a
- * system call per 8 ranks), cut into lines in place. */
+ * system call per 8 ranks), cut into lines in place: from f, or (a
+ * worker) from fd between at and stop. */
 struct lines {
 	char *buf;
 	size_t cap, start, end;
-	bool eof;
+	bool eof, err;
+	FILE *f;
+	int fd;
+	long long at, stop;
+	long long off;		/* input offset of the next line */
 };
+
+static size_t fill(struct lines *b)
+{
+	size_t room = b->cap - b->end - 1;
+	ssize_t n;
+
+	if (b->f)
+		return fread(b->buf + b->end, 1, room, b->f);
+	if ((long long)room > b->stop - b->at)
+		room = (size_t)(b->stop - b->at);
+	n = room ? pread(b->fd, b->buf + b->end, room, b->at) : 0;
+	if (n < 0) {
+		b->err = true;
+		return 0;
+	}
+	b->at += n;
+	return (size_t)n;
+}
 
 /* The next line, its '\n' included if it has one, and a byte behind it
  * that may be written; -1 at the end. */
-static ssize_t next_line(FILE *f, struct lines *b, char **line)
+static ssize_t next_line(struct lines *b, char **line)
 {
 	if (!b->buf) {
 		b->cap = 1 << 16;
@@ -445,6 +472,7 @@ static ssize_t next_line(FILE *f, struct lines *b, char **line)
 		if (nl || (b->eof && n)) {
 			*line = at;
 			b->start += n;
+			b->off += (long long)n;
 			return (ssize_t)n;
 		}
 		if (b->eof)
@@ -456,33 +484,196 @@ static ssize_t next_line(FILE *f, struct lines *b, char **line)
 			b->cap *= 2;
 			b->buf = xrealloc(b->buf, b->cap);
 		}
-		n = fread(b->buf + b->end, 1, b->cap - b->end - 1, f);
+		n = fill(b);
 		b->end += n;
 		b->eof = n == 0;
 	}
 }
 
-int snap_read(FILE *f, const char *name, struct snap **out)
+/* The next line of in: 1 if there was one (0 at the end), or an
+ * error. */
+static int read_next(struct snapread *r, struct lines *in)
+{
+	char *line;
+	ssize_t n = next_line(in, &line);
+
+	if (n < 0)
+		return 0;
+	r->j.lineno++;
+	r->j.line = line;
+	r->j.len = (size_t)n;
+	/* The parse wants a byte behind the line. */
+	if (line[r->j.len - 1] == '\n')
+		r->j.len--;
+	else
+		line[r->j.len] = '\n';
+	return read_line(r) ? -MD_E_INPUT : 1;
+}
+
+/*
+ * The parallel reader: after the header and the communicators, the rank
+ * lines of a whole snapshot in a regular file are cut into ranges at
+ * line starts, one per thread.  Each thread parses its range with its
+ * own parser and pool (the page faults of a million ranks' arrays, most
+ * of the read here, are taken in parallel too) and interns strings in
+ * the snapshot under a lock (rarely: the string cache hits).  A worker
+ * reports nothing: on any error the file is read again by one thread,
+ * which reports it with its line number.
+ */
+#define RD_PAR_MIN_RANKS 4096
+#define RD_MAX_THREADS 64
+
+struct worker {
+	struct snapread r;
+	struct lines in;
+	pthread_t tid;
+	int ret;
+};
+
+/* The start of the first line at or after pos (after a '\n'). */
+static long long line_start(int fd, long long pos, long long end)
+{
+	char buf[4096];
+
+	if (pos <= 0)
+		return pos;
+	for (pos--; pos < end;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), pos);
+		char *nl = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
+
+		if (nl)
+			return pos + (nl - buf) + 1;
+		if (n <= 0)
+			break;
+		pos += n;
+	}
+	return end;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	while ((w->ret = read_next(&w->r, &w->in)) > 0)
+		;
+	if (!w->ret && w->in.err)
+		w->ret = -MD_E_INPUT;
+	return NULL;
+}
+
+static void worker_init(struct worker *w, const struct snapread *r,
+			struct lines *in, pthread_mutex_t *lock)
+{
+	memset(w, 0, sizeof(*w));
+	w->r = *r;
+	snapjs_init(&w->r.j, r->j.s, r->j.name);
+	w->r.j.mem = snap_new();
+	w->r.j.lock = lock;
+	w->r.j.quiet = true;
+	w->r.seen = NULL;
+	w->r.worker = true;
+	w->in.fd = fileno(in->f);
+}
+
+/* The workers' ranks must follow each other from 0 to nranks. */
+static int join(struct snapread *r, struct worker *w, int n)
+{
+	struct snap *s = r->j.s;
+	int next = 0, ret = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (i)
+			pthread_join(w[i].tid, NULL);
+		if (w[i].ret)
+			ret = -MD_E_INPUT;
+		else if (w[i].r.ranks_read >= 0) {
+			if (w[i].r.first_rank != next)
+				ret = -MD_E_INPUT;
+			next = w[i].r.ranks_read;
+		}
+	}
+	if (!ret && next != r->nranks)
+		ret = -MD_E_INPUT;
+	for (int i = 0; i < n; i++) {
+		struct snap *mem = w[i].r.j.mem;
+
+		for (int k = 0; !ret && k < mem->nnotes; k++)
+			snap_note(s, "%s", mem->notes[k]);
+		snap_adopt_pool(s, mem);
+		snap_free(mem);
+		snapjs_done(&w[i].r.j);
+		free(w[i].in.buf);
+	}
+	if (!ret) {
+		s->nranks = r->ranks_read = r->nranks;
+	}
+	return ret;
+}
+
+/* Returns the threads that read, or -MD_E_INPUT: read again alone. */
+static int read_parallel(struct snapread *r, struct lines *in, int threads)
+{
+	struct worker w[RD_MAX_THREADS];
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	long long from = in->off, size = r->size;
+	int fd = fileno(in->f), n = 0;
+
+	if (threads > RD_MAX_THREADS)
+		threads = RD_MAX_THREADS;
+	snapread_reserve(r, r->nranks - 1);
+	for (int i = 0; i < threads; i++) {
+		long long to = size;
+
+		if (i + 1 < threads)
+			to = line_start(fd,
+					from + (size - from) / (threads - i),
+					size);
+		worker_init(&w[n], r, in, &lock);
+		w[n].in.at = from;
+		w[n].in.stop = to;
+		w[n].r.ranks_read = n ? -1 : 0;
+		/* Without a thread the range is not read: the join finds
+		 * ranks missing and the file is read again by one. */
+		if (n && pthread_create(&w[n].tid, NULL, work, &w[n])) {
+			snapjs_done(&w[n].r.j);
+			snap_free(w[n].r.j.mem);
+			break;
+		}
+		n++;
+		from = to;
+	}
+	/* The caller's thread reads the first range. */
+	work(&w[0]);
+	return join(r, w, n) ? -MD_E_INPUT : n;
+}
+
+/* Threads pay where the ranks are many and their lines all ahead. */
+static bool parallel_ok(const struct snapread *r, const struct lines *in,
+			int threads)
+{
+	return threads > 1 && r->have_header && r->comms_read == r->ncomms &&
+	       r->held < 0 && r->ranks_read == 0 && r->size >= 0 &&
+	       in->off >= 0 && r->nranks >= RD_PAR_MIN_RANKS;
+}
+
+/* One read of f; RD_AGAIN: read it again with one thread. */
+#define RD_AGAIN 1
+static int read_file(FILE *f, const char *name, int threads, int *used,
+		     struct snap **out)
 {
 	struct snapread r = {.size = input_size(f)};
-	struct lines in = {0};
-	char *line;
-	ssize_t n;
-	int ret = 0;
+	struct lines in = {.f = f, .off = ftell(f)};
+	int ret;
 
-	*out = NULL;
 	snapjs_init(&r.j, snap_new(), name ? name : "snapshot");
-	while (!ret && (n = next_line(f, &in, &line)) >= 0) {
-		r.j.lineno++;
-		r.j.line = line;
-		r.j.len = (size_t)n;
-		/* The parse wants a byte behind the line. */
-		if (line[r.j.len - 1] == '\n')
-			r.j.len--;
-		else
-			line[r.j.len] = '\n';
-		ret = read_line(&r);
-	}
+	/* The header and the communicators, then the rank lines in
+	 * parallel where that pays. */
+	while ((ret = read_next(&r, &in)) > 0)
+		if (parallel_ok(&r, &in, threads)) {
+			*used = read_parallel(&r, &in, threads);
+			ret = *used > 0 ? 0 : RD_AGAIN;
+			break;
+		}
 	if (!ret && ferror(f)) {
 		md_error("reading %s: %s", r.j.name, strerror(errno));
 		ret = -MD_E_INPUT;
@@ -500,4 +691,32 @@ int snap_read(FILE *f, const char *name, struct snap **out)
 		*out = r.j.s;
 	snapjs_done(&r.j);
 	return ret;
+}
+
+int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
+		   struct snap **out)
+{
+	long start = ftell(f);
+	int ret, used = 1;
+
+	*out = NULL;
+	ret = read_file(f, name, opts ? opts->threads : 1, &used, out);
+	if (opts)
+		opts->threads_used = used;
+	if (ret == RD_AGAIN) {
+		if (fseek(f, start, SEEK_SET) != 0) {
+			md_error("fseek(%s): %s", name ? name : "snapshot",
+				 strerror(errno));
+			return -MD_E_INPUT;
+		}
+		ret = read_file(f, name, 1, &used, out);
+		if (opts)
+			opts->threads_used = 1;
+	}
+	return ret;
+}
+
+int snap_read(FILE *f, const char *name, struct snap **out)
+{
+	return snap_read_opts(f, name, NULL, out);
 }

@@ -79,7 +79,7 @@ static int read_member(struct snapread *r, const struct snapjs_node *e,
 	int64_t ci, li;
 
 	if (e->type != SNAPJS_ARR || e->n != 2)
-		return snapjs_fail(j, e->col,
+		return snapjs_fail(j, snapjs_col(j, e),
 				   "a \"members\" entry must be [comm, local "
 				   "rank]");
 	l = snapjs_next(j, c);
@@ -90,7 +90,7 @@ static int read_member(struct snapread *r, const struct snapjs_node *e,
 		return -MD_E_INPUT;
 	comm = &j->s->comms[ci];
 	if (li >= comm->size || (comm->group && comm->group[li] != k->rank))
-		return snapjs_fail(j, e->col,
+		return snapjs_fail(j, snapjs_col(j, e),
 				   "rank %d is not local rank %" PRId64
 				   " of communicator %" PRId64,
 				   k->rank, li, ci);
@@ -109,7 +109,7 @@ static int read_members(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->members = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->members));
+	k->members = snap_alloc(r->j.mem, (size_t)a->n * sizeof(*k->members));
 	k->nmembers = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e))
 		if (read_member(r, e, k, &k->members[i++]))
@@ -129,7 +129,7 @@ static int read_queues(struct snapjs *j, const struct snapjs_node *o,
 		return 0;
 	none = v->type == SNAPJS_OBJ ? snapjs_get(j, v, "none") : NULL;
 	if (!none || none->type != SNAPJS_STR)
-		return snapjs_fail(j, v->col,
+		return snapjs_fail(j, snapjs_col(j, v),
 				   "\"queues\" must be \"ok\" or "
 				   "{\"none\":\"reason\"}");
 	k->queues = SNAP_QUEUES_NONE;
@@ -166,7 +166,7 @@ static int read_extra(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	for (e = a ? snapjs_first(j, a) : NULL; e; e = snapjs_next(j, e)) {
 		if (e->type != SNAPJS_STR)
-			return snapjs_fail(j, e->col,
+			return snapjs_fail(j, snapjs_col(j, e),
 					   "an \"extra\" entry must be a "
 					   "string");
 		op->extra[op->nextra++] = snapjs_intern(j, e);
@@ -190,12 +190,15 @@ static int read_peer(struct snapread *r, const struct snapjs_node *o,
 		       &op->peer_global))
 		return -MD_E_INPUT;
 	if (c && c->group && op->peer_local >= 0 && op->peer_global >= 0 &&
-	    c->group[op->peer_local] != op->peer_global)
-		return snapjs_fail(j, snapjs_get(j, o, "peer_global")->col,
+	    c->group[op->peer_local] != op->peer_global) {
+		const struct snapjs_node *pg = snapjs_get(j, o, "peer_global");
+
+		return snapjs_fail(j, snapjs_col(j, pg),
 				   "\"peer_global\" %d is not \"peer\" %d of "
 				   "communicator %d (global rank %d)",
 				   op->peer_global, op->peer_local, op->comm,
 				   c->group[op->peer_local]);
+	}
 	return 0;
 }
 
@@ -206,11 +209,11 @@ static int read_op(struct snapread *r, const struct snapjs_node *o,
 	int kind, status;
 
 	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, o->col, "an \"ops\" entry must be an "
-					      "object");
+		return snapjs_fail(j, snapjs_col(j, o),
+				   "an \"ops\" entry must be an object");
 	if (!snapjs_get(j, o, "kind"))
-		return snapjs_fail(j, o->col, "an \"ops\" entry needs a "
-					      "\"kind\"");
+		return snapjs_fail(j, snapjs_col(j, o),
+				   "an \"ops\" entry needs a \"kind\"");
 	if (snapjs_enum(j, o, "kind", kind_name, 3, 0, &kind) ||
 	    snapjs_enum(j, o, "status", status_name, 3, 0, &status) ||
 	    read_peer(r, o, op) ||
@@ -238,7 +241,7 @@ static int read_ops(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->ops = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->ops));
+	k->ops = snap_alloc(r->j.mem, (size_t)a->n * sizeof(*k->ops));
 	k->nops = a->n;
 	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e)) {
 		if (read_op(r, e, &k->ops[++r->j.at_op]))
@@ -252,7 +255,7 @@ static int read_frame(struct snapjs *j, const struct snapjs_node *o,
 		      struct snap_frame *f)
 {
 	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, o->col,
+		return snapjs_fail(j, snapjs_col(j, o),
 				   "a \"frames\" entry must be an object");
 	if (snapjs_addr(j, o, "pc", &f->pc) ||
 	    snapjs_str(j, o, "func", &f->func) ||
@@ -271,7 +274,7 @@ static int read_thread(struct snapjs *j, const struct snapjs_node *o,
 
 	t->mpi_frame = t->user_frame = -1;
 	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, o->col,
+		return snapjs_fail(j, snapjs_col(j, o),
 				   "a \"threads\" entry must be an object");
 	if (snapjs_int(j, o, "tid", 0, INT_MAX, 0, &t->tid) ||
 	    snapjs_str(j, o, "call", &t->mpi_call) ||
@@ -284,7 +287,7 @@ static int read_thread(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!n)
 		return 0;
-	t->frames = snap_alloc(j->s, (size_t)n * sizeof(*t->frames));
+	t->frames = snap_alloc(j->mem, (size_t)n * sizeof(*t->frames));
 	t->nframes = n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_frame(j, e, &t->frames[i++]))
@@ -302,7 +305,7 @@ static int read_threads(struct snapjs *j, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->threads = snap_alloc(j->s, (size_t)a->n * sizeof(*k->threads));
+	k->threads = snap_alloc(j->mem, (size_t)a->n * sizeof(*k->threads));
 	k->nthreads = a->n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_thread(j, e, &k->threads[i++]))
@@ -315,37 +318,39 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 		       int *idx)
 {
 	struct snapjs *j = &r->j;
-	int col = snapjs_get(j, o, "rank")->col;
+	const struct snapjs_node *n = snapjs_get(j, o, "rank");
 
 	if (snapjs_int(j, o, "rank", 0, INT_MAX, 0, idx))
 		return -MD_E_INPUT;
 	if (r->comms_read != r->ncomms)
-		return snapjs_fail(j, col,
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "rank %d comes after %d communicator "
 				   "lines, the header says %d",
 				   *idx, r->comms_read, r->ncomms);
 	if (*idx >= r->nranks)
-		return snapjs_fail(j, col,
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "rank %d is out of range (%d ranks in the "
 				   "header)",
 				   *idx, r->nranks);
 	if (r->held >= 0) {
 		/* A partial snapshot: the ranks it holds, in order. */
 		if (r->ranks_read >= r->held)
-			return snapjs_fail(j, col,
+			return snapjs_fail(j, snapjs_col(j, n),
 					   "rank %d is one more than the %d "
 					   "the header says the part holds",
 					   *idx, r->held);
 		if (*idx <= r->last_rank)
-			return snapjs_fail(j, col,
+			return snapjs_fail(j, snapjs_col(j, n),
 					   "rank %d comes after rank %d: ranks "
 					   "must be in order, each once",
 					   *idx, r->last_rank);
 		r->last_rank = *idx;
 		return 0;
 	}
+	if (r->ranks_read < 0)	/* a worker's first rank */
+		r->first_rank = r->ranks_read = *idx;
 	if (*idx != r->ranks_read)
-		return snapjs_fail(j, col,
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "rank %d comes where rank %d was expected: "
 				   "ranks must be in order, each once",
 				   *idx, r->ranks_read);
@@ -355,7 +360,7 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 /* Room for rank idx: all at once from a file, whose size bounded the
  * header's nranks; from a pipe it grows by doubling, so a header that
  * lies costs nothing until the rank lines are there. */
-static void ranks_reserve(struct snapread *r, int idx)
+void snapread_reserve(struct snapread *r, int idx)
 {
 	struct snap *s = r->j.s;
 	long long cap = r->size >= 0 ? r->nranks : r->ranks_cap;
@@ -379,13 +384,14 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 
 	if (rank_number(r, o, &idx))
 		return -MD_E_INPUT;
-	ranks_reserve(r, r->ranks_read);
+	snapread_reserve(r, r->ranks_read);
 	k = &j->s->ranks[r->ranks_read];
 	memset(k, 0, sizeof(*k));
 	k->rank = idx;
 	k->pooled = true;
 	/* Counted now so that snap_free releases a half-read rank. */
-	j->s->nranks = r->ranks_read + 1;
+	if (!r->worker)
+		j->s->nranks = r->ranks_read + 1;
 	j->at_rank = idx;
 	if (snapjs_int(j, o, "pid", 0, INT_MAX, 0, &k->pid) ||
 	    snapjs_str(j, o, "host", &k->host) ||

@@ -34,7 +34,7 @@ static int track_num(struct snapjs *j, const struct snapjs_node *o,
 			*out = names[k].v;
 			return 0;
 		}
-	return snapjs_fail(j, n->col,
+	return snapjs_fail(j, snapjs_col(j, n),
 			   "\"%s\" must be an integer, \"any\", \"proc_null\" "
 			   "or \"root\"",
 			   key);
@@ -52,10 +52,10 @@ static int read_rec(struct snapread *r, const struct snapjs_node *o,
 	int kind;
 
 	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, o->col,
+		return snapjs_fail(j, snapjs_col(j, o),
 				   "a \"track\" record must be an object");
 	if (!snapjs_get(j, o, "call"))
-		return snapjs_fail(j, o->col,
+		return snapjs_fail(j, snapjs_col(j, o),
 				   "a \"track\" record has no \"call\"");
 	if (snapjs_enum(j, o, "kind", kind_name, 3, SNAP_TRACK_POST, &kind) ||
 	    snapjs_str(j, o, "call", &t->call) ||
@@ -98,7 +98,7 @@ int snapread_track(struct snapread *r, const struct snapjs_node *o,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	k->track = snap_alloc(r->j.s, (size_t)a->n * sizeof(*k->track));
+	k->track = snap_alloc(r->j.mem, (size_t)a->n * sizeof(*k->track));
 	k->ntrack = a->n;
 	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
 		if (read_rec(r, e, &k->track[i++]))

@@ -190,25 +190,41 @@ Test(agent, partial_snapshot_with_ranks_out_of_order_or_too_many_is_rejected)
 
 /* A stand-in for the job's mpirun: its command line carries --mca
  * settings, its environment OMPI_MCA_* ones. */
-static pid_t fake_mpirun(const char *rsh_env)
+/* A stand-in for a job's starter: sleeps with envp (and mpirun's
+ * btl_tcp_if_include setting in its command line). */
+static pid_t fake_starter(char *const envp[])
 {
 	pid_t pid = fork();
 
 	cr_assert_geq(pid, 0);
 	if (pid == 0) {
-		static char oob[] = "OMPI_MCA_oob_tcp_if_include=10.77.0.0/24",
-			    home[] = "HOME=/nowhere";
-		char env1[256];
-		char *envp[] = { env1, oob, home, NULL };
-
-		snprintf(env1, sizeof(env1), "OMPI_MCA_plm_rsh_agent=%s",
-			 rsh_env);
 		execle("/bin/sh", "sh", "-c", "sleep 30; true", "--mca",
 		       "btl_tcp_if_include", "10.77.0.0/24", (char *)NULL, envp);
 		_exit(127);
 	}
 	usleep(100000);
 	return pid;
+}
+
+static pid_t fake_mpirun(const char *rsh_env)
+{
+	static char oob[] = "OMPI_MCA_oob_tcp_if_include=10.77.0.0/24",
+		    home[] = "HOME=/nowhere";
+	char env1[256];
+	char *envp[] = { env1, oob, home, NULL };
+
+	snprintf(env1, sizeof(env1), "OMPI_MCA_plm_rsh_agent=%s", rsh_env);
+	return fake_starter(envp);
+}
+
+/* The same inside a Slurm allocation. */
+static pid_t fake_mpirun_in_slurm(void)
+{
+	static char job[] = "SLURM_JOB_ID=4242",
+		    rsh[] = "OMPI_MCA_plm_rsh_agent=ssh";
+	char *envp[] = { job, rsh, NULL };
+
+	return fake_starter(envp);
 }
 
 static void end(pid_t pid)
@@ -230,57 +246,56 @@ static char *joined(char **v)
 	return out;
 }
 
-Test(agent, ssh_launcher_uses_the_jobs_plm_rsh_agent_in_batch_mode)
+/* The launcher o sets up for job (which then ends) into *l, and the
+ * command line of the agent for host, as one string (heap). */
+static char *agent_line(const struct ag_opts *o, pid_t job, const char *host,
+			struct ln_ctx *l)
 {
-	pid_t job = fake_mpirun("ssh -F /etc/md-test/ssh_config");
-	struct ag_opts o = { .launcher = AG_LAUNCH_AUTO,
-			     .agent = "/opt/md/bin/mpi-deadlock" };
-	struct ln_ctx l;
 	char **argv, *text;
 
-	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
+	cr_assert_eq(ln_setup(o, job, "/usr/bin/orterun", l), 0);
 	end(job);
+	argv = ln_argv(l, host);
+	text = joined(argv);
+	ln_argv_free(argv);
+	return text;
+}
+
+Test(agent, ssh_launcher_uses_the_jobs_plm_rsh_agent_in_batch_mode)
+{
+	struct ag_opts o = { .launcher = AG_LAUNCH_AUTO,
+			     .agent = "/opt/md/bin/mpi-deadlock" };
+	pid_t job = fake_mpirun("ssh -F /etc/md-test/ssh_config");
+	struct ln_ctx l;
+	char *text = agent_line(&o, job, "node2", &l);
+
 	cr_expect_eq(l.launcher, AG_LAUNCH_SSH);
 	cr_expect_str_eq(l.rsh_from, "the job's OMPI_MCA_plm_rsh_agent");
-	argv = ln_argv(&l, "node2");
-	text = joined(argv);
 	cr_expect_str_eq(text, "ssh -F /etc/md-test/ssh_config -o BatchMode=yes "
 			       "-T node2 '/opt/md/bin/mpi-deadlock' 'agent'");
 	free(text);
-	ln_argv_free(argv);
 	ln_free(&l);
 }
 
 Test(agent, rsh_option_wins_and_is_not_given_ssh_options)
 {
-	pid_t job = fake_mpirun("ssh : rsh");
 	struct ag_opts o = { .launcher = AG_LAUNCH_SSH, .rsh = "/x/myrsh -q",
 			     .agent = "/a b/mpi-deadlock" };
 	struct ln_ctx l;
-	char **argv, *text;
+	char *text = agent_line(&o, fake_mpirun("ssh : rsh"), "node3", &l);
 
-	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
-	end(job);
-	argv = ln_argv(&l, "node3");
-	text = joined(argv);
 	cr_expect_str_eq(text, "/x/myrsh -q node3 '/a b/mpi-deadlock' 'agent'");
 	free(text);
-	ln_argv_free(argv);
 	ln_free(&l);
 }
 
 Test(agent, mpirun_launcher_is_the_jobs_own_with_its_settings)
 {
-	pid_t job = fake_mpirun("ssh");
 	struct ag_opts o = { .launcher = AG_LAUNCH_MPIRUN,
 			     .agent = "/opt/md/bin/mpi-deadlock" };
 	struct ln_ctx l;
-	char **argv, *text, *want;
+	char *text = agent_line(&o, fake_mpirun("ssh"), "node1", &l), *want;
 
-	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
-	end(job);
-	argv = ln_argv(&l, "node1");
-	text = joined(argv);
 	want = xasprintf("/usr/bin/orterun --mca btl_tcp_if_include "
 			 "10.77.0.0/24 %s--host node1 -np 1 "
 			 "/opt/md/bin/mpi-deadlock agent",
@@ -293,49 +308,23 @@ Test(agent, mpirun_launcher_is_the_jobs_own_with_its_settings)
 			       "OMPI_MCA_oob_tcp_if_include=10.77.0.0/24");
 	free(want);
 	free(text);
-	ln_argv_free(argv);
 	ln_free(&l);
-}
-
-/* A stand-in for an mpirun inside a Slurm allocation. */
-static pid_t fake_mpirun_in_slurm(void)
-{
-	pid_t pid = fork();
-
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		static char job[] = "SLURM_JOB_ID=4242",
-			    rsh[] = "OMPI_MCA_plm_rsh_agent=ssh";
-		char *envp[] = { job, rsh, NULL };
-
-		execle("/bin/sh", "sh", "-c", "sleep 30; true", (char *)NULL,
-		       envp);
-		_exit(127);
-	}
-	usleep(100000);
-	return pid;
 }
 
 Test(agent, auto_picks_srun_into_the_job_inside_a_slurm_allocation)
 {
-	pid_t job = fake_mpirun_in_slurm();
 	struct ag_opts o = { .launcher = AG_LAUNCH_AUTO,
 			     .agent = "/opt/md/bin/mpi-deadlock" };
 	struct ln_ctx l;
-	char **argv, *text;
+	char *text = agent_line(&o, fake_mpirun_in_slurm(), "node2", &l);
 
-	cr_assert_eq(ln_setup(&o, job, "/usr/bin/orterun", &l), 0);
-	end(job);
 	cr_expect_eq(l.launcher, AG_LAUNCH_SRUN);
 	cr_expect_str_eq(ln_name(&l), "srun");
-	argv = ln_argv(&l, "node2");
-	text = joined(argv);
 	cr_expect_str_eq(text, "srun --overlap --jobid=4242 --nodelist node2 "
 			       "--nodes=1 --ntasks=1 --mpi=none "
 			       "--job-name=mpi-deadlock-agent --quiet "
 			       "/opt/md/bin/mpi-deadlock agent");
 	free(text);
-	ln_argv_free(argv);
 	ln_free(&l);
 }
 

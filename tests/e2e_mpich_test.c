@@ -24,20 +24,6 @@
 #define MPICH_G "/var/cache/mpi-deadlock/mpich-4.0.2-g"
 #define NP 3
 
-static const char ring_src[] =
-	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
-	"int main(int argc, char **argv)\n{\n"
-	"	int rank, size, x = 0;\n	char p[4096];\n	FILE *f;\n"
-	"	MPI_Init(&argc, &argv);\n"
-	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
-	"	MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
-	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
-	"	if ((f = fopen(p, \"w\"))) {\n"
-	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
-	"	MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD,\n"
-	"		 MPI_STATUS_IGNORE);\n"
-	"	MPI_Finalize();\n	return 0;\n}\n";
-
 struct e2e {
 	char *dir;
 	char prog[4096];
@@ -51,22 +37,12 @@ static struct e2e cur;
 /* Writes the ring and compiles it with mpicc (skips if there is none). */
 static void build_ring(struct e2e *e, const char *mpicc)
 {
-	char src[4096], *cc[] = { S(mpicc), S("-g"), S("-o"), e->prog, src,
-				  NULL };
-	FILE *f;
-
 	e->dir = mj_tmpdir("mpich");
 	cr_assert(e->dir);
-	snprintf(src, sizeof(src), "%s/ring.c", e->dir);
 	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
 	snprintf(e->out, sizeof(e->out), "%s/out", e->dir);
 	snprintf(e->err, sizeof(e->err), "%s/err", e->dir);
-	f = fopen(src, "w");
-	cr_assert_not_null(f);
-	fputs(ring_src, f);
-	fclose(f);
-	cr_assert_eq(rp_wait(rp_spawn(cc, NULL, NULL, NULL), 60000), 0,
-		     "%s failed", mpicc);
+	cr_assert_eq(rp_build_ring(mpicc, e->prog), 0, "%s failed", mpicc);
 }
 
 static void setup_job(struct e2e *e)

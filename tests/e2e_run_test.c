@@ -21,20 +21,6 @@
 #define MPIRUN S("mpirun"), S("--allow-run-as-root"), S("--oversubscribe"), \
 	S("--mca"), S("pml"), S("ob1"), S("-np"), S("2")
 
-static const char ring_src[] =
-	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
-	"int main(int argc, char **argv)\n{\n"
-	"	int rank, size, x = 0;\n	char p[4096];\n	FILE *f;\n"
-	"	MPI_Init(&argc, &argv);\n"
-	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
-	"	MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
-	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
-	"	if ((f = fopen(p, \"w\"))) {\n"
-	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
-	"	MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD,\n"
-	"		 MPI_STATUS_IGNORE);\n"
-	"	MPI_Finalize();\n	return 0;\n}\n";
-
 struct e2e {
 	char *dir;
 	char prog[4096];
@@ -44,25 +30,16 @@ struct e2e {
 
 static void e2e_setup(struct e2e *e)
 {
-	char src[4096], *cc[] = { S("mpicc"), S("-g"), S("-o"), e->prog, src,
-				  NULL };
-	FILE *f;
-
 	if (!rp_bin())
 		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
 	if (system("command -v mpicc >/dev/null && command -v mpirun >/dev/null"))
 		cr_skip_test("mpicc or mpirun not installed");
 	e->dir = mj_tmpdir("run-test");
 	cr_assert(e->dir);
-	snprintf(src, sizeof(src), "%s/ring.c", e->dir);
 	snprintf(e->prog, sizeof(e->prog), "%s/ring", e->dir);
 	snprintf(e->out, sizeof(e->out), "%s/out", e->dir);
 	snprintf(e->err, sizeof(e->err), "%s/err", e->dir);
-	f = fopen(src, "w");
-	fputs(ring_src, f);
-	fclose(f);
-	cr_assert_eq(rp_wait(rp_spawn(cc, NULL, NULL, NULL), 60000), 0,
-		     "mpicc failed");
+	cr_assert_eq(rp_build_ring("mpicc", e->prog), 0, "mpicc failed");
 	setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
 }
 

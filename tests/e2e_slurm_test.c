@@ -413,33 +413,41 @@ static struct tool attach_v(pid_t pid)
 	return tool_run(args);
 }
 
-/* --- srun --mpi=pmix ---------------------------------------------- */
+/* The job name started with np ranks and markers marker lines, through
+ * srun --mpi=pmix or by mpirun inside salloc: the pid to attach to. */
+static pid_t start_job(bool salloc, const char *name, int np, int markers)
+{
+	if (salloc)
+		return start_salloc(name, np, markers);
+	start_srun(name, np, markers);
+	return cur_pid;
+}
 
-Test(e2e_slurm, srun_pmix_ring_over_three_nodes_every_rank_collected_there)
+/* A ring over three nodes, every rank collected there by an agent that
+ * srun started (picked: what the tool says it picked). */
+static void check_ring(bool salloc, const char *picked)
 {
 	struct tool t;
 
 	open_slurm();
-	start_srun("ring", 6, 6);
-	t = attach_v(cur_pid);
+	t = attach_v(start_job(salloc, "ring", 6, 6));
 	expect_ring(&t);
-	cr_expect(strstr(t.err, "agents through") && strstr(t.err, "srun"),
-		  "auto did not pick srun:\n%s", t.err);
+	cr_expect(strstr(t.err, picked) && strstr(t.err, "srun"),
+		  "auto did not pick %s:\n%s", picked, t.err);
 	tool_free(&t);
 }
 
-Test(e2e_slurm, srun_pmix_collective_mismatch_over_three_nodes)
+static void check_collmismatch(bool salloc)
 {
 	struct tool t;
 
 	open_slurm();
-	start_srun("collmismatch", 6, 6);
-	t = attach_v(cur_pid);
+	t = attach_v(start_job(salloc, "collmismatch", 6, 6));
 	expect_collmismatch(&t);
 	tool_free(&t);
 }
 
-Test(e2e_slurm, srun_pmix_healthy_job_is_no_deadlock)
+static void check_healthy(bool salloc)
 {
 	char *args[] = { (char *)"--attach", NULL, (char *)"--interval",
 			 (char *)"300", NULL };
@@ -447,57 +455,45 @@ Test(e2e_slurm, srun_pmix_healthy_job_is_no_deadlock)
 	struct tool t;
 
 	open_slurm();
-	start_srun("longcoll", 3, 3);
-	snprintf(p, sizeof(p), "%d", (int)cur_pid);
+	snprintf(p, sizeof(p), "%d", (int)start_job(salloc, "longcoll", 3, 3));
 	args[1] = p;
 	t = tool_run(args);
 	expect_healthy(&t);
 	tool_free(&t);
+}
+
+/* --- srun --mpi=pmix ---------------------------------------------- */
+
+Test(e2e_slurm, srun_pmix_ring_over_three_nodes_every_rank_collected_there)
+{
+	check_ring(false, "agents through");
+}
+
+Test(e2e_slurm, srun_pmix_collective_mismatch_over_three_nodes)
+{
+	check_collmismatch(false);
+}
+
+Test(e2e_slurm, srun_pmix_healthy_job_is_no_deadlock)
+{
+	check_healthy(false);
 }
 
 /* --- mpirun inside salloc ----------------------------------------- */
 
 Test(e2e_slurm, salloc_mpirun_ring_agents_through_srun)
 {
-	struct tool t;
-	pid_t mpirun;
-
-	open_slurm();
-	mpirun = start_salloc("ring", 6, 6);
-	t = attach_v(mpirun);
-	expect_ring(&t);
-	cr_expect(strstr(t.err, "agents through srun --overlap into Slurm job"),
-		  "auto did not pick srun inside salloc:\n%s", t.err);
-	tool_free(&t);
+	check_ring(true, "agents through srun --overlap into Slurm job");
 }
 
 Test(e2e_slurm, salloc_mpirun_collective_mismatch)
 {
-	struct tool t;
-	pid_t mpirun;
-
-	open_slurm();
-	mpirun = start_salloc("collmismatch", 6, 6);
-	t = attach_v(mpirun);
-	expect_collmismatch(&t);
-	tool_free(&t);
+	check_collmismatch(true);
 }
 
 Test(e2e_slurm, salloc_mpirun_healthy_job_is_no_deadlock)
 {
-	char *args[] = { (char *)"--attach", NULL, (char *)"--interval",
-			 (char *)"300", NULL };
-	char p[32];
-	struct tool t;
-	pid_t mpirun;
-
-	open_slurm();
-	mpirun = start_salloc("longcoll", 3, 3);
-	snprintf(p, sizeof(p), "%d", (int)mpirun);
-	args[1] = p;
-	t = tool_run(args);
-	expect_healthy(&t);
-	tool_free(&t);
+	check_healthy(true);
 }
 
 /* --- --slurm JOBID ------------------------------------------------ */

@@ -104,82 +104,90 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
-Test(mqd_abi, layouts_match_open_mpi_msgq_interface_header)
+/*
+ * The layouts the probe prints when compiled against the MPI library's
+ * own header hdr (copied into a temporary folder with the extra files
+ * it wants, NULL-ended name/text pairs), into out.  Skips the test when
+ * the source is not in the cache (what names the script that fetches
+ * it).
+ */
+static void probe_header(const char *hdr, const char *what,
+			 const char *const *extra, char *out, size_t len)
 {
-	const char *cache = getenv("MPID_CACHE");
-	char *hdr, *cmd, *mine;
 	char dir[] = "/tmp/md-abi-XXXXXX";
-	char out[512] = "";
+	const char *base = strrchr(hdr, '/') + 1;
+	char *cmd;
 	FILE *p;
 
-	hdr = xasprintf("%s/src/openmpi-4.1.4/ompi/debuggers/msgq_interface.h",
-			cache ? cache : "/var/cache/mpi-deadlock");
 	if (access(hdr, R_OK) != 0)
-		cr_skip_test("Open MPI source not in the cache (%s): run "
-			     "scripts/build-openmpi.sh", hdr);
+		cr_skip_test("%s source not in the cache (%s): run %s", what,
+			     hdr, strcmp(what, "MPICH")
+					  ? "scripts/build-openmpi.sh"
+					  : "scripts/build-mpich.sh");
 	cr_assert_not_null(mkdtemp(dir));
-	/* msgq_interface.h wants ompi_config.h only for these macros. */
-	cmd = xasprintf("%s/ompi_config.h", dir);
-	write_file(cmd, "#define BEGIN_C_DECLS\n#define END_C_DECLS\n"
-			"#define OMPI_DECLSPEC\n");
-	free(cmd);
+	for (; extra && extra[0]; extra += 2) {
+		cmd = xasprintf("%s/%s", dir, extra[0]);
+		write_file(cmd, extra[1]);
+		free(cmd);
+	}
 	cmd = xasprintf("%s/probe.c", dir);
 	write_file(cmd, probe_src);
 	free(cmd);
-	cmd = xasprintf("cp %s %s/ && cc '-DPROBE_HEADER=\"msgq_interface.h\"' "
-			"-I%s -o %s/probe %s/probe.c && %s/probe; rm -rf %s",
-			hdr, dir, dir, dir, dir, dir, dir);
+	cmd = xasprintf("cp %s %s/ && cc '-DPROBE_HEADER=\"%s\"' -I%s -o "
+			"%s/probe %s/probe.c && %s/probe; rm -rf %s",
+			hdr, dir, base, dir, dir, dir, dir, dir);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
-	cr_assert_not_null(fgets(out, sizeof(out), p), "probe printed nothing");
+	cr_assert_not_null(fgets(out, (int)len, p), "probe printed nothing");
 	pclose(p);
+	free(cmd);
+}
+
+static char *cached(const char *rel)
+{
+	const char *cache = getenv("MPID_CACHE");
+
+	return xasprintf("%s/%s", cache ? cache : "/var/cache/mpi-deadlock",
+			 rel);
+}
+
+Test(mqd_abi, layouts_match_open_mpi_msgq_interface_header)
+{
+	/* msgq_interface.h wants ompi_config.h only for these macros. */
+	static const char *const extra[] = {
+		"ompi_config.h", "#define BEGIN_C_DECLS\n#define END_C_DECLS\n"
+				 "#define OMPI_DECLSPEC\n",
+		NULL
+	};
+	char *hdr = cached("src/openmpi-4.1.4/ompi/debuggers/msgq_interface.h");
+	char out[512] = "", *mine;
+
+	probe_header(hdr, "Open MPI", extra, out, sizeof(out));
 	mine = our_layout();
 	cr_assert_str_eq(mine, out, "ours: %s open mpi: %s", mine, out);
 	free(mine);
-	free(cmd);
 	free(hdr);
 }
 
 Test(mqd_abi, layouts_match_mpich_mpi_interface_header_but_type_sizes)
 {
-	const char *cache = getenv("MPID_CACHE");
-	char *hdr, *cmd, *mine, *want;
-	char dir[] = "/tmp/md-abi-XXXXXX";
-	char out[512] = "";
+	char *hdr = cached("src-mpich/pristine/mpich-4.0.2/src/mpi/debugger/"
+			   "mpi_interface.h");
+	char out[512] = "", *mine, *want, *w;
 	size_t ours = sizeof(struct mqd_target_type_sizes), five = 5 * sizeof(int);
-	FILE *p;
 
-	hdr = xasprintf("%s/src-mpich/pristine/mpich-4.0.2/src/mpi/debugger/"
-			"mpi_interface.h", cache ? cache : "/var/cache/mpi-deadlock");
-	if (access(hdr, R_OK) != 0)
-		cr_skip_test("MPICH source not in the cache (%s): run "
-			     "scripts/build-mpich.sh", hdr);
-	cr_assert_not_null(mkdtemp(dir));
-	cmd = xasprintf("%s/probe.c", dir);
-	write_file(cmd, probe_src);
-	free(cmd);
-	cmd = xasprintf("cp %s %s/ && cc '-DPROBE_HEADER=\"mpi_interface.h\"' "
-			"-I%s -o %s/probe %s/probe.c && %s/probe; rm -rf %s",
-			hdr, dir, dir, dir, dir, dir, dir);
-	p = popen(cmd, "r");
-	cr_assert_not_null(p);
-	cr_assert_not_null(fgets(out, sizeof(out), p), "probe printed nothing");
-	pclose(p);
+	probe_header(hdr, "MPICH", NULL, out, sizeof(out));
 	mine = our_layout();
 	/* The 13th number is sizeof(mqs_target_type_sizes). */
-	{
-		char *w = mine;
-		for (int i = 0; i < 12; i++)
-			w = strchr(w, ' ') + 1;
-		cr_assert(!strncmp(w, "28 ", 3), "ours: %s", mine);
-		want = xasprintf("%.*s%zu%s", (int)(w - mine), mine, five,
-				 w + 2);
-	}
+	w = mine;
+	for (int i = 0; i < 12; i++)
+		w = strchr(w, ' ') + 1;
+	cr_assert(!strncmp(w, "28 ", 3), "ours: %s", mine);
+	want = xasprintf("%.*s%zu%s", (int)(w - mine), mine, five, w + 2);
 	cr_expect_neq(ours, five);
 	cr_assert_str_eq(want, out, "ours (5-int sizes): %s mpich: %s", want,
 			 out);
 	free(want);
 	free(mine);
-	free(cmd);
 	free(hdr);
 }

@@ -306,28 +306,45 @@ static int walk_lookup(void *ctx, struct tgt *t, const char *name,
 	return -MD_E_NOSYM;
 }
 
-Test(proctable, walk_from_a_fake_rank_goes_up_through_orted_to_mpirun)
+/*
+ * A fake rank 300 under middle (pid 200, named mid) under a starter 100
+ * named top whose MPIR table holds the two ranks pids (hosts "h", exes
+ * "a", the given rank being the one of pid 300): the walk up from the
+ * rank, into *j.  The fakes are freed.
+ */
+static int walk_chain(struct tgt *middle, const char *mid, const char *top,
+		      const int pids[2], pt_lookup_fn lookup,
+		      struct pt_job **j)
 {
 	const char *hosts[] = { "h", "h" }, *exes[] = { "a", "a" };
-	int pids[] = { 301, 300 };
-	struct tgt *rank = tgt_fake_new(300), *orted = tgt_fake_new(200);
+	struct tgt *rank = tgt_fake_new(300);
 	struct tgt *starter = fake_starter_at(100, 1, 2, hosts, exes, pids);
-	struct pt_job *j = NULL;
+	int r;
 
 	tgt_fake_set_stat(rank, 'S', 200, "ring");
-	tgt_fake_set_stat(orted, 'S', 100, "orted");
-	tgt_fake_set_stat(starter, 'S', 1, "mpirun");
-	tgt_fake_link(rank, orted);
-	tgt_fake_link(orted, starter);
-	cr_assert_eq(pt_acquire_from(rank, walk_lookup, NULL, &j), 0);
+	tgt_fake_set_stat(middle, 'S', 100, mid);
+	tgt_fake_set_stat(starter, 'S', 1, top);
+	tgt_fake_link(rank, middle);
+	tgt_fake_link(middle, starter);
+	r = pt_acquire_from(rank, lookup, NULL, j);
+	tgt_free(rank);
+	tgt_free(middle);
+	tgt_free(starter);
+	return r;
+}
+
+Test(proctable, walk_from_a_fake_rank_goes_up_through_orted_to_mpirun)
+{
+	int pids[] = { 301, 300 };
+	struct pt_job *j = NULL;
+
+	cr_assert_eq(walk_chain(tgt_fake_new(200), "orted", "mpirun", pids,
+				walk_lookup, &j), 0);
 	cr_expect_eq(j->starter_pid, 100);
 	cr_expect_eq(j->given_pid, 300);
 	cr_expect_eq(j->given_rank, 1);
 	cr_expect_eq(j->nranks, 2);
 	pt_job_free(j);
-	tgt_free(rank);
-	tgt_free(orted);
-	tgt_free(starter);
 }
 
 /* 200 carries an empty MPIR table (state 0), as a launcher's daemon
@@ -343,26 +360,16 @@ static int hydra_lookup(void *ctx, struct tgt *t, const char *name,
 /* MPICH: rank -> hydra_pmi_proxy -> mpiexec (doc/mpich.md). */
 Test(proctable, walk_from_a_fake_rank_goes_up_through_hydra_proxy_to_mpiexec)
 {
-	const char *hosts[] = { "localhost", "localhost" }, *exes[] = { "a", "a" };
 	int pids[] = { 300, 301 };
-	struct tgt *rank = tgt_fake_new(300);
 	struct tgt *proxy = fake_starter_at(200, 0, 0, NULL, NULL, NULL);
-	struct tgt *starter = fake_starter_at(100, 1, 2, hosts, exes, pids);
 	struct pt_job *j = NULL;
 
-	tgt_fake_set_stat(rank, 'S', 200, "ring");
-	tgt_fake_set_stat(proxy, 'S', 100, "hydra_pmi_proxy");
-	tgt_fake_set_stat(starter, 'S', 1, "mpiexec.hydra");
-	tgt_fake_link(rank, proxy);
-	tgt_fake_link(proxy, starter);
-	cr_assert_eq(pt_acquire_from(rank, hydra_lookup, NULL, &j), 0);
+	cr_assert_eq(walk_chain(proxy, "hydra_pmi_proxy", "mpiexec.hydra", pids,
+				hydra_lookup, &j), 0);
 	cr_expect_eq(j->starter_pid, 100);
 	cr_expect_eq(j->given_rank, 0);
 	cr_expect_eq(j->nranks, 2);
 	pt_job_free(j);
-	tgt_free(rank);
-	tgt_free(proxy);
-	tgt_free(starter);
 }
 
 /*

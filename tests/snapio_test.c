@@ -808,3 +808,78 @@ Test(snapio, reads_thousands_of_rank_lines_through_reused_handles)
 	snap_free(s);
 	free(text);
 }
+
+/* nranks rank lines with strings, a note among them; bad >= 0: that
+ * rank line carries a wrong type. */
+static FILE *many_ranks(int n, int bad)
+{
+	FILE *f = tmpfile();
+
+	cr_assert_not_null(f);
+	fprintf(f, "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,"
+		   "\"nranks\":%d,\"ncomms\":1}\n"
+		   "{\"comm\":0,\"size\":%d,\"group\":\"0-%d\"}\n",
+		n, n, n - 1);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "{\"rank\":%d,\"pid\":%s,\"host\":\"h%d\","
+			   "\"members\":[[0,%d]],\"ops\":[{\"kind\":\"recv\","
+			   "\"comm\":0,\"peer\":%d}],\"threads\":[{\"tid\":%d,"
+			   "\"frames\":[{\"pc\":\"0x10\",\"func\":\"f%d\"}]}]}\n",
+			i, i == bad ? "\"x\"" : "7", i % 5, i, (i + 1) % n, i,
+			i % 3);
+		if (i == n / 2)
+			fputs("{\"note\":\"in the middle\"}\n", f);
+	}
+	rewind(f);
+	return f;
+}
+
+static char *read_with(FILE *f, int threads, int *ret, int *used)
+{
+	struct snap_read_opts o = {.threads = threads};
+	struct snap *s = NULL;
+	size_t len;
+	char *text = NULL;
+
+	rewind(f);
+	*ret = snap_read_opts(f, "t.jsonl", &o, &s);
+	*used = o.threads_used;
+	if (!*ret) {
+		cr_assert_eq(s->ranks[1].host, s->ranks[s->nranks - 4].host,
+			     "strings interned across threads");
+		text = write_to_string(s, &len);
+	}
+	snap_free(s);
+	return text;
+}
+
+/* The parallel reader (a whole snapshot in a file, thousands of ranks)
+ * gives what one thread gives, and on bad input the same one error line
+ * (it reads again with one thread). */
+Test(snapio, threads_read_what_one_thread_reads_and_report_its_errors,
+     .init = cr_redirect_stderr)
+{
+	FILE *f = many_ranks(10000, -1);
+	char *one, *three;
+	int r1, r3, u1, u3;
+
+	one = read_with(f, 1, &r1, &u1);
+	three = read_with(f, 3, &r3, &u3);
+	cr_assert_eq(r1, 0);
+	cr_assert_eq(r3, 0);
+	cr_expect_eq(u1, 1);
+	cr_expect_eq(u3, 3, "the three threads read (none read again)");
+	cr_assert_str_eq(three, one);
+	cr_assert_not_null(strstr(one, "{\"note\":\"in the middle\"}"));
+	free(one);
+	free(three);
+	fclose(f);
+	f = many_ranks(10000, 9000);
+	cr_assert_null(read_with(f, 3, &r3, &u3));
+	cr_assert_eq(r3, -MD_E_INPUT);
+	cr_expect_eq(u3, 1, "read again by one thread");
+	fclose(f);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("mpi-deadlock: t.jsonl:9004:14: rank 9000: "
+				"\"pid\" must be an integer\n");
+}

@@ -1,5 +1,6 @@
 /* wfg_test.c - the wait-for graph: fixpoint, components, cycles. */
 #include <criterion/criterion.h>
+#include <igraph.h>
 #include <stdlib.h>
 
 #include "wfg.h"
@@ -120,5 +121,120 @@ Test(wfg, shortest_cycle_skips_the_long_way_round)
 	cr_assert_eq(wfg_scc(g, keep, comp, &ncomp, &cyclic), 0);
 	cr_expect_eq(wfg_cycle(g, comp, 0, path), 3);
 	free(cyclic);
+	wfg_free(g);
+}
+
+/* igraph's strong components of the kept nodes, as comp (numbered by
+ * smallest node, -1 where not kept): the oracle for wfg_scc. */
+static void igraph_components(const struct wfg *g, const uint8_t *keep,
+			      int *comp)
+{
+	int n = wfg_nnodes(g), m = wfg_nedges(g), k = 0;
+	int *id = malloc(sizeof(int) * (size_t)n), *map;
+	igraph_vector_int_t edges, memb;
+	igraph_integer_t no;
+	igraph_t ig;
+
+	for (int v = 0; v < n; v++)
+		id[v] = keep[v] ? k++ : -1;
+	igraph_vector_int_init(&edges, 0);
+	for (int e = 0; e < m; e++)
+		if (keep[wfg_edge_from(g, e)] && keep[wfg_edge_to(g, e)]) {
+			igraph_vector_int_push_back(&edges,
+						    id[wfg_edge_from(g, e)]);
+			igraph_vector_int_push_back(&edges,
+						    id[wfg_edge_to(g, e)]);
+		}
+	cr_assert_eq(igraph_create(&ig, &edges, k, IGRAPH_DIRECTED), 0);
+	igraph_vector_int_init(&memb, 0);
+	cr_assert_eq(igraph_connected_components(&ig, &memb, NULL, &no,
+						 IGRAPH_STRONG), 0);
+	map = malloc(sizeof(int) * ((size_t)no + 1));
+	for (int c = 0; c < no; c++)
+		map[c] = -1;
+	k = 0;
+	for (int v = 0, next = 0; v < n; v++) {
+		int c;
+
+		comp[v] = -1;
+		if (id[v] < 0)
+			continue;
+		c = (int)VECTOR(memb)[id[v]];
+		if (map[c] < 0)
+			map[c] = next++;
+		comp[v] = map[c];
+	}
+	free(map);
+	free(id);
+	igraph_vector_int_destroy(&memb);
+	igraph_vector_int_destroy(&edges);
+	igraph_destroy(&ig);
+}
+
+/* Random graphs (sparse and dense, self-loops, some nodes not kept):
+ * the same components as igraph's, numbered the same way, and a
+ * component is cyclic exactly when it has two nodes or a self-loop. */
+Test(wfg, components_agree_with_igraph_on_random_graphs)
+{
+	srand(12345);
+	for (int round = 0; round < 200; round++) {
+		int n = 1 + rand() % 300, deg = 1 + round % 4, ncomp;
+		struct wfg *g = wfg_new(0);
+		uint8_t *keep = malloc((size_t)n), *cyclic = NULL;
+		int *comp = malloc(sizeof(int) * (size_t)n);
+		int *want = malloc(sizeof(int) * (size_t)n);
+
+		for (int v = 0; v < n; v++) {
+			wfg_add_node(g, WFG_BLOCKED, WFG_AND, false);
+			keep[v] = rand() % 8 != 0;
+		}
+		for (int v = 0; v < n; v++)
+			for (int d = rand() % (deg + 1); d > 0; d--)
+				wfg_add_edge(g, v, rand() % n, -1);
+		wfg_freeze(g);
+		cr_assert_eq(wfg_scc(g, keep, comp, &ncomp, &cyclic), 0);
+		igraph_components(g, keep, want);
+		for (int v = 0; v < n; v++)
+			cr_assert_eq(comp[v], want[v], "round %d node %d", round,
+				     v);
+		for (int c = 0; c < ncomp; c++) {
+			int size = 0;
+			bool loop = false;
+
+			for (int v = 0; v < n; v++)
+				size += comp[v] == c;
+			for (int e = 0; e < wfg_nedges(g); e++)
+				loop |= comp[wfg_edge_from(g, e)] == c &&
+					wfg_edge_from(g, e) == wfg_edge_to(g, e);
+			cr_assert_eq(cyclic[c], size > 1 || loop,
+				     "round %d component %d", round, c);
+		}
+		free(cyclic);
+		free(comp);
+		free(want);
+		free(keep);
+		wfg_free(g);
+	}
+}
+
+/* A million-node cycle: the walk is iterative, no recursion to
+ * overflow the stack. */
+Test(wfg, one_component_of_a_million_node_ring)
+{
+	int n = 1 << 20, ncomp;
+	struct wfg *g = ring(n, WFG_AND);
+	uint8_t *keep = malloc((size_t)n), *cyclic = NULL;
+	int *comp = malloc(sizeof(int) * (size_t)n);
+
+	for (int v = 0; v < n; v++)
+		keep[v] = 1;
+	wfg_freeze(g);
+	cr_assert_eq(wfg_scc(g, keep, comp, &ncomp, &cyclic), 0);
+	cr_expect_eq(ncomp, 1);
+	cr_expect(cyclic[0]);
+	cr_expect_eq(comp[n - 1], 0);
+	free(cyclic);
+	free(comp);
+	free(keep);
 	wfg_free(g);
 }

@@ -2,7 +2,9 @@
  * gensnap - write a synthetic snapshot for benchmarks and tests.
  *
  *   gensnap [--stacks] KIND NRANKS [FILE]   (FILE defaults to stdout)
- *   gensnap --read FILE [NAME]     read FILE with snap_read, analyse it
+ *   gensnap [--threads N] --read FILE [NAME]
+ *                                  read FILE with snap_read_opts (N
+ *                                  threads, default 1), analyse it
  *                                  with anl_analyze, print the times
  *                                  (wall and this process's CPU) and
  *                                  the peak RSS as "NAME_read: 0.71 s"
@@ -140,8 +142,9 @@ static double cpu_s(void)
 /* The benchmark side: read, analyse, "NAME_read: 0.123 s" lines.  Wall
  * time is what a user waits; CPU time (all threads) shows the work when
  * the machine is shared. */
-static int read_mode(const char *path, const char *name)
+static int read_mode(const char *path, const char *name, int threads)
 {
+	struct snap_read_opts opts = {.threads = threads};
 	struct anl_result *res;
 	struct rusage ru;
 	struct snap *s;
@@ -157,7 +160,7 @@ static int read_mode(const char *path, const char *name)
 	}
 	c0 = cpu_s();
 	t0 = md_now_ns();
-	ret = snap_read(f, path, &s);
+	ret = snap_read_opts(f, path, &opts, &s);
 	fclose(f);
 	if (ret)
 		return MD_EXIT_ERROR;
@@ -173,6 +176,7 @@ static int read_mode(const char *path, const char *name)
 	printf("%s_analyse: %.3f s\n", name, (double)(t2 - t1) / 1e9);
 	printf("%s_total: %.3f s\n", name, (double)(t2 - t0) / 1e9);
 	printf("%s_read_cpu: %.3f s\n", name, c1 - c0);
+	printf("%s_read_threads: %d\n", name, opts.threads_used);
 	printf("%s_analyse_cpu: %.3f s\n", name, c2 - c1);
 	printf("%s_read_peak_rss: %ld MiB\n", name, read_rss);
 	printf("%s_peak_rss: %ld MiB\n", name, ru.ru_maxrss / 1024);
@@ -187,10 +191,16 @@ int main(int argc, char **argv)
 {
 	struct gen g = {0};
 	FILE *out = stdout;
-	int *group, ret;
+	int *group, ret, threads = 1;
 
+	if (argc > 2 && strcmp(argv[1], "--threads") == 0) {
+		threads = atoi(argv[2]);
+		argv += 2;
+		argc -= 2;
+	}
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--read") == 0)
-		return read_mode(argv[2], argc == 4 ? argv[3] : "snapshot");
+		return read_mode(argv[2], argc == 4 ? argv[3] : "snapshot",
+				 threads);
 	if (argc > 1 && strcmp(argv[1], "--stacks") == 0) {
 		g.stacks = true;
 		argv++;

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mqd.h"
+#include "fakedll.h"
 
 #ifndef FAKE_MISSING_TYPE
 #define FAKE_MISSING_TYPE "MPIR_Sendq"
@@ -41,24 +41,6 @@ struct fproc {
 };
 
 static const struct mqd_basic_callbacks *bcb;
-
-void mqs_setup_basic_callbacks(const struct mqd_basic_callbacks *cb);
-char *mqs_version_string(void);
-int mqs_version_compatibility(void);
-int mqs_dll_taddr_width(void);
-char *mqs_dll_error_string(int code);
-int mqs_setup_image(mqd_image *image, const struct mqd_image_callbacks *cb);
-int mqs_image_has_queues(mqd_image *image, char **msg);
-void mqs_destroy_image_info(mqd_image_info *info);
-int mqs_setup_process(mqd_process *p, const struct mqd_process_callbacks *cb);
-void mqs_destroy_process_info(mqd_process_info *info);
-int mqs_process_has_queues(mqd_process *p, char **msg);
-int mqs_update_communicator_list(mqd_process *p);
-int mqs_setup_communicator_iterator(mqd_process *p);
-int mqs_get_communicator(mqd_process *p, struct mqd_communicator *c);
-int mqs_next_communicator(mqd_process *p);
-int mqs_setup_operation_iterator(mqd_process *p, int cls);
-int mqs_next_operation(mqd_process *p, struct mqd_pending_operation *op);
 
 void mqs_setup_basic_callbacks(const struct mqd_basic_callbacks *cb)
 {

@@ -119,3 +119,39 @@ void rp_kill_all(const pid_t *pids, int n)
 		if (rp_alive(pids[i]))
 			kill(pids[i], SIGKILL);
 }
+
+/* Rank i receives from rank i + 1: a ring that never ends.  Each rank
+ * first writes its pid to DIR/rank.I.pid (DIR: its first argument). */
+static const char ring_src[] =
+	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(int argc, char **argv)\n{\n"
+	"	int rank, size, x = 0;\n	char p[4096];\n	FILE *f;\n"
+	"	MPI_Init(&argc, &argv);\n"
+	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+	"	MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
+	"	if ((f = fopen(p, \"w\"))) {\n"
+	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
+	"	MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 0, MPI_COMM_WORLD,\n"
+	"		 MPI_STATUS_IGNORE);\n"
+	"	MPI_Finalize();\n	return 0;\n}\n";
+
+int rp_build_ring(const char *mpicc, const char *prog)
+{
+	char *src = NULL, *cc[] = { (char *)mpicc, (char *)"-g", (char *)"-o",
+				    (char *)prog, NULL, NULL };
+	FILE *f;
+	int rc = -1;
+
+	if (asprintf(&src, "%s.c", prog) < 0)
+		return -1;
+	cc[4] = src;
+	f = fopen(src, "w");
+	if (f) {
+		fputs(ring_src, f);
+		rc = fclose(f) ? -1 : rp_wait(rp_spawn(cc, NULL, NULL, NULL),
+					      60000);
+	}
+	free(src);
+	return rc;
+}

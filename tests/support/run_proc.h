@@ -47,4 +47,12 @@ int rp_rank_pids(const char *dir, pid_t *pids, int max);
 /* SIGKILL the pids that are still alive (cleanup after a failure). */
 void rp_kill_all(const pid_t *pids, int n);
 
+/*
+ * Compile a ring deadlock (rank i waits in MPI_Recv from rank i + 1,
+ * after writing its pid to DIR/rank.I.pid, DIR being its first argument)
+ * with mpicc into prog, from prog.c.  Returns mpicc's exit code (0), or
+ * -1.
+ */
+int rp_build_ring(const char *mpicc, const char *prog);
+
 #endif /* MD_TESTS_RUN_PROC_H */
