@@ -71,15 +71,7 @@ static void fini(void)
 		if (rp_wait(cur.job, 5000) < 0)
 			kill(cur.job, SIGKILL);
 	}
-	for (int i = 0; i < 40; i++) {
-		int alive = 0;
-
-		for (int k = 0; k < n; k++)
-			alive += rp_alive(pids[k]);
-		if (!alive)
-			break;
-		usleep(50000);
-	}
+	rp_wait_gone(pids, n, 2000);
 	rp_kill_all(pids, n);
 	mj_tmpdir_end(&cur.dir);
 }
@@ -125,16 +117,9 @@ Test(e2e_mpich_in, run_reports_a_ring_deadlock_under_hydra_mpiexec,
 	/* run ends the job: no rank is left. */
 	{
 		pid_t pids[NP];
-		int n = rp_rank_pids(cur.dir, pids, NP), alive = 0;
+		int n = rp_rank_pids(cur.dir, pids, NP);
+		int alive = rp_wait_gone(pids, n, 5000);
 
-		for (int i = 0; i < 100; i++) {
-			alive = 0;
-			for (int k = 0; k < n; k++)
-				alive += rp_alive(pids[k]);
-			if (!alive)
-				break;
-			usleep(50000);
-		}
 		cr_expect_eq(n, NP, "the ranks never started");
 		cr_expect_eq(alive, 0, "%d rank(s) left after run", alive);
 	}
@@ -142,27 +127,41 @@ Test(e2e_mpich_in, run_reports_a_ring_deadlock_under_hydra_mpiexec,
 	free(err);
 }
 
-Test(e2e_mpich_in, attach_to_a_rank_walks_up_through_the_hydra_proxy,
-     .timeout = 150, .fini = fini)
+/*
+ * Start cur.prog under mpiexec, wait for its ranks (pids), attach the
+ * tool to the pid of target (a rank's index, or -1 for mpiexec) with
+ * opt (NULL: none), and check it says deadlock (exit 1).  *out and *err
+ * are the tool's output (the caller's).
+ */
+static void attach_job(const char *mpiexec, int target, const char *opt,
+		       pid_t *pids, char **out, char **err)
 {
-	char pid[16], *out, *err;
-	pid_t pids[NP];
+	char pid[16];
 	int code;
 
-	setup_job(&cur);
-	char *job[] = { S(MPICH_G "/bin/mpiexec"), S("-np"), S("3"), cur.prog,
-			cur.dir, NULL };
+	char *job[] = { S(mpiexec), S("-np"), S("3"), cur.prog, cur.dir, NULL };
 	cur.job = rp_spawn(job, NULL, NULL, NULL);
 	cr_assert_gt(cur.job, 0);
 	cr_assert_eq(wait_ranks(&cur, pids), NP, "the ranks never started");
 	sleep(1);
-	snprintf(pid, sizeof(pid), "%d", (int)pids[1]);
-	char *argv[] = { S(rp_bin()), S("--attach"), pid, S("-v"), NULL };
+	snprintf(pid, sizeof(pid), "%d",
+		 (int)(target < 0 ? cur.job : pids[target]));
+	char *argv[] = { S(rp_bin()), S("--attach"), pid, S(opt), NULL };
 	code = rp_wait(rp_spawn(argv, NULL, cur.out, cur.err), 120000);
-	out = mj_slurp(cur.out);
-	err = mj_slurp(cur.err);
+	*out = mj_slurp(cur.out);
+	*err = mj_slurp(cur.err);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
-		     err);
+		     *err);
+}
+
+Test(e2e_mpich_in, attach_to_a_rank_walks_up_through_the_hydra_proxy,
+     .timeout = 150, .fini = fini)
+{
+	char *out, *err;
+	pid_t pids[NP];
+
+	setup_job(&cur);
+	attach_job(MPICH_G "/bin/mpiexec", 1, "-v", pids, &out, &err);
 	expect_ring_report(out ? out : "");
 	cr_expect(err && strstr(err, "its starter is pid"),
 		  "the rank's starter is not named: %s", err);
@@ -185,9 +184,8 @@ Test(e2e_mpich_in, attach_to_a_rank_walks_up_through_the_hydra_proxy,
 
 static void attach_debian(const char *which)
 {
-	char pid[16], *out, *err;
+	char *out, *err;
 	pid_t pids[NP];
-	int code;
 
 	memset(&cur, 0, sizeof(cur));
 	cur.job = -1;
@@ -197,20 +195,8 @@ static void attach_debian(const char *which)
 		cr_skip_test("Debian's MPICH is not installed (packages mpich "
 			     "libmpich-dev; scripts/setup.sh installs them)");
 	build_ring(&cur, DEB_MPICC);
-	char *job[] = { S(DEB_MPIEXEC), S("-np"), S("3"), cur.prog, cur.dir,
-			NULL };
-	cur.job = rp_spawn(job, NULL, NULL, NULL);
-	cr_assert_gt(cur.job, 0);
-	cr_assert_eq(wait_ranks(&cur, pids), NP, "the ranks never started");
-	sleep(1);
-	snprintf(pid, sizeof(pid), "%d",
-		 (int)(!strcmp(which, "rank") ? pids[2] : cur.job));
-	char *argv[] = { S(rp_bin()), S("--attach"), pid, NULL };
-	code = rp_wait(rp_spawn(argv, NULL, cur.out, cur.err), 120000);
-	out = mj_slurp(cur.out);
-	err = mj_slurp(cur.err);
-	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
-		     err);
+	attach_job(DEB_MPIEXEC, !strcmp(which, "rank") ? 2 : -1, NULL, pids,
+		   &out, &err);
 	cr_expect(out && strstr(out, "MPI implementation: MPICH"),
 		  "report does not say MPICH:\n%s", out);
 	cr_expect(out && strstr(out, "DEADLOCK: 3 of 3 ranks") &&

@@ -55,15 +55,7 @@ static void fini(void)
 	if (!dir)
 		return;
 	n = rp_rank_pids(dir, pids, NP);
-	for (int i = 0; i < 40; i++) {
-		int alive = 0;
-
-		for (int k = 0; k < n; k++)
-			alive += rp_alive(pids[k]);
-		if (!alive)
-			break;
-		usleep(50000);
-	}
+	rp_wait_gone(pids, n, 2000);
 	rp_kill_all(pids, n);
 	mj_tmpdir_end(&dir);
 }

@@ -47,16 +47,9 @@ static void e2e_setup(struct e2e *e)
 static void e2e_no_rank_left(struct e2e *e)
 {
 	pid_t pids[2];
-	int n = rp_rank_pids(e->dir, pids, 2), alive = 0;
+	int n = rp_rank_pids(e->dir, pids, 2);
+	int alive = rp_wait_gone(pids, n, 10000);
 
-	for (int i = 0; i < 200; i++) {
-		alive = 0;
-		for (int j = 0; j < n; j++)
-			alive += rp_alive(pids[j]);
-		if (!alive)
-			break;
-		usleep(50000);
-	}
 	rp_kill_all(pids, n);
 	/* assert, not expect: a later skip must not hide this failure. */
 	cr_assert_eq(n, 2, "the ranks never started");

@@ -113,6 +113,20 @@ int rp_rank_pids(const char *dir, pid_t *pids, int max)
 	return n;
 }
 
+int rp_wait_gone(const pid_t *pids, int n, int ms)
+{
+	int alive = 0;
+
+	for (int waited = 0;; waited += 50) {
+		alive = 0;
+		for (int k = 0; k < n; k++)
+			alive += rp_alive(pids[k]);
+		if (!alive || waited >= ms)
+			return alive;
+		usleep(50000);
+	}
+}
+
 void rp_kill_all(const pid_t *pids, int n)
 {
 	for (int i = 0; i < n; i++)

@@ -44,6 +44,9 @@ bool rp_alive(pid_t pid);
 /* Read the pids in dir/rank.*.pid files into pids (at most max). */
 int rp_rank_pids(const char *dir, pid_t *pids, int max);
 
+/* Wait up to ms for the pids to be gone; returns how many are alive. */
+int rp_wait_gone(const pid_t *pids, int n, int ms);
+
 /* SIGKILL the pids that are still alive (cleanup after a failure). */
 void rp_kill_all(const pid_t *pids, int n);
 
