@@ -389,7 +389,7 @@ static void expect_unmatched(const struct mf_unmatched *u, const char *text)
 }
 
 static void check_deadlock(const struct mf_sample *s, yajl_val rep,
-			   int code, const char *snap, bool tracked)
+			   int code, const char *snap)
 {
 	char *argv[] = { (char *)md_bin(), (char *)"analyze", (char *)snap,
 			 NULL };
@@ -409,8 +409,7 @@ static void check_deadlock(const struct mf_sample *s, yajl_val rep,
 	cr_assert_not_null(text);
 	for (int r = 0; r < s->np; r++)
 		expect_site(rep, s, r, text);
-	if (tracked)
-		expect_track(s, text);
+	expect_track(s, text);
 	for (int i = 0; i < s->nunmatched; i++)
 		expect_unmatched(&s->unmatched[i], text);
 	if (cur_failed)
@@ -583,7 +582,7 @@ static void run_sample(const char *setup, const char *name)
 	rep_path = xasprintf("%s/report.out", cur_dir);
 	rep = read_report(rep_path);
 	if (s->deadlock)
-		check_deadlock(s, rep, code, snap, true);
+		check_deadlock(s, rep, code, snap);
 	else
 		check_healthy(s, rep, code);
 	check_impl(setup, snap);
