@@ -246,7 +246,7 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 /*
  * The library's count of completed requests, where it keeps one that a
  * symbol names (MPICH ch3, nemesis and sock: an int, hidden, in .symtab).
- * Open MPI needs none: ob1's queues show its internal requests.
+ * Open MPI's ob1 walk sets its own count (ob1q.c: message sequences).
  */
 static void read_completions(struct col_rank *cr, struct snap_rank *r)
 {

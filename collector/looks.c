@@ -101,8 +101,9 @@ enum lk_same lk_compare(const struct snap_rank *old,
 	 * call, site and (without ob1's queues) no operation each time. */
 	if (!same_ops(old, cur) || last_coll(old) != last_coll(cur))
 		return LK_CHANGED;
-	/* Requests completed in between: it moved (a collective whose
-	 * internal requests the queues do not show, repeated at one site). */
+	/* Requests completed or messages moved in between: it moved (a
+	 * collective repeated at one site whose internal requests the
+	 * queues do not show, or show at neither look). */
 	if (old->has_completions && cur->has_completions &&
 	    old->completions != cur->completions)
 		return LK_CHANGED;

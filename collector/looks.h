@@ -26,7 +26,7 @@ enum lk_same {
  * Compare the look kept so far of a rank (old) with a newer one (cur).
  * A rank whose pending operations, or (with libmdtrack.so) whose count
  * of collective calls, or whose library's count of completed requests
- * (snap_rank.completions) differ has moved.
+ * or moved messages (snap_rank.completions) differ has moved.
  * A look outside MPI
  * stands in the polling loop when one of its threads has the frame of
  * the user function that called the polling call (the same function,

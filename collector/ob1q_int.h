@@ -27,6 +27,7 @@
 	X(PC_NPROCS, "mca_pml_ob1_comm_t", "num_procs")                   \
 	S(PC_SIZE, "mca_pml_ob1_comm_t")                                  \
 	X(PP_EXPSEQ, "mca_pml_ob1_comm_proc_t", "expected_sequence")      \
+	X(PP_SENDSEQ, "mca_pml_ob1_comm_proc_t", "send_sequence")         \
 	X(PP_CANT, "mca_pml_ob1_comm_proc_t", "frags_cant_match")         \
 	X(PP_SPEC, "mca_pml_ob1_comm_proc_t", "specific_receives")        \
 	X(PP_UNEX, "mca_pml_ob1_comm_proc_t", "unexpected_frags")         \
@@ -117,6 +118,11 @@ struct ob1_walk {
 	struct ob1_dtname dt[16];
 	int ndt;
 	bool gone;
+	/* Messages the rank sent and messages it took in, in order, over
+	 * every communicator and peer (each peer's send_sequence and
+	 * expected_sequence): it changes when the rank's MPI moves data,
+	 * though no request is pending at either look. */
+	uint64_t moved;
 	/* The communicator being walked. */
 	uint32_t cid;
 	int comm;		/* snapshot index, -1 unknown */

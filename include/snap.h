@@ -233,11 +233,14 @@ struct snap_rank {
 	 * receives, probes and collectives' internal requests are all in
 	 * ops, so one that is not there is not pending. */
 	bool ob1;
-	/* The MPI library's own count of completed requests (MPICH ch3:
-	 * MPIDI_CH3I_progress_completion_count), read in every look: when
-	 * it changed, the rank moved, though its call and (hidden)
-	 * operations look the same.  has_completions false: not read.  The
-	 * collector judges progress with it; it is not written. */
+	/* A count the MPI library moves whenever the rank's messages move,
+	 * read in every look: MPICH ch3's completed requests
+	 * (MPIDI_CH3I_progress_completion_count), Open MPI ob1's message
+	 * sequence numbers (sent and taken in, summed over every
+	 * communicator and peer).  When it changed, the rank moved, though
+	 * its call and (hidden) operations look the same.  has_completions
+	 * false: not read.  The collector judges progress with it; it is
+	 * not written. */
 	bool has_completions;
 	/* libmdtrack.so is present in the rank (below). */
 	bool tracked;
