@@ -28,6 +28,7 @@ static const struct {
 	{ "mca_pml_ob1_comm_t.num_procs", 104 },
 	{ "mca_pml_ob1_comm_t", 120 },
 	{ "mca_pml_ob1_comm_proc_t.expected_sequence", 16 },
+	{ "mca_pml_ob1_comm_proc_t.send_sequence", 20 },
 	{ "mca_pml_ob1_comm_proc_t.frags_cant_match", 24 },
 	{ "mca_pml_ob1_comm_proc_t.specific_receives", 32 },
 	{ "mca_pml_ob1_comm_proc_t.unexpected_frags", 80 },
@@ -313,6 +314,28 @@ static int collect(struct snap *s, struct ob1_stats *st)
 static void free_snap(struct snap *s)
 {
 	snap_free(s);
+}
+
+/* The messages the rank sent and took in, over every peer: what tells a
+ * look from the next when no request is pending at either. */
+Test(ob1q, counts_the_messages_sent_and_taken_in)
+{
+	struct snap *s = snap_world();
+
+	put32(PROC1 + lay("mca_pml_ob1_comm_proc_t.send_sequence"), 70000);
+	put16(PROC1 + lay("mca_pml_ob1_comm_proc_t.expected_sequence"), 65535);
+	cr_assert_eq(collect(s, NULL), 0);
+	cr_expect(s->ranks[0].has_completions);
+	cr_expect_eq(s->ranks[0].completions, 70000 + 65535);
+	cr_expect_eq(s->ranks[0].nops, 0);
+	free_snap(s);
+
+	/* A torn walk gives no count: it could pass for a change. */
+	s = snap_world();
+	put64(PML + lay("mca_pml_ob1_comm_t.num_procs"), 1u << 30);
+	cr_assert_eq(collect(s, NULL), 0);
+	cr_expect(!s->ranks[0].has_completions);
+	free_snap(s);
 }
 
 Test(ob1q, reads_wild_internal_probe_and_unexpected_with_peers_and_types)
