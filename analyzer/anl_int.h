@@ -190,7 +190,10 @@ void anl_strv_free(char **v, int n);
 struct anl_posting {
 	int rank;
 	int op;				/* index in the rank's ops */
-	const struct snap_track_rec *post;	/* NULL if not recorded */
+	/* NULL if not recorded; a collective record (SNAP_TRACK_COLL) when
+	 * op is an internal request of the nonblocking collective it
+	 * records. */
+	const struct snap_track_rec *post;
 	const struct snap_track_rec *init;	/* NULL if not persistent */
 };
 /* All of them, in rank order (*out malloc'ed); returns the count. */

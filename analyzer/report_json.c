@@ -265,7 +265,10 @@ static void postings_arr(jg g, const struct anl_result *r)
 	yajl_gen_array_open(g);
 	for (int i = 0; i < n; i++) {
 		char *text = anl_posting_text(r, &p[i]);
-		char *req = xasprintf("0x%llx", (unsigned long long)r->s
+		/* A nonblocking collective's own request is not seen, only
+		 * its internal ones. */
+		bool nbc = p[i].post && p[i].post->kind == SNAP_TRACK_COLL;
+		char *req = nbc ? NULL : xasprintf("0x%llx", (unsigned long long)r->s
 				->ranks[p[i].rank].ops[p[i].op].request);
 
 		yajl_gen_map_open(g);

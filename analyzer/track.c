@@ -39,6 +39,44 @@ static bool is_start(const struct snap_track_rec *t)
 	return !strcmp(t->call, "MPI_Start") || !strcmp(t->call, "MPI_Startall");
 }
 
+/*
+ * The nonblocking collective that a rank waiting on requests (MPI_Wait*,
+ * MPI_Test*) has in progress on the communicator of its pending internal
+ * request op (ob1's queues show a collective's internal requests, never
+ * the user's request): the rank's latest collective record there, when
+ * it is a nonblocking one.  NULL if none.
+ */
+static const struct snap_track_rec *nbc_of(const struct snap_rank *sr,
+					   const struct snap_op *op)
+{
+	enum md_call_class cls = anl_call_class(sr->mpi_call);
+	const struct snap_track_rec *last = NULL;
+
+	if ((cls != MD_CALL_WAIT && cls != MD_CALL_WAITALL &&
+	     cls != MD_CALL_WAITANY && cls != MD_CALL_POLL) ||
+	    !anl_op_internal(op) || op->status != SNAP_ST_PENDING ||
+	    op->comm < 0)
+		return NULL;
+	for (int k = 0; k < sr->ntrack; k++) {
+		const struct snap_track_rec *t = &sr->track[k];
+
+		if (t->kind == SNAP_TRACK_COLL && t->comm == op->comm &&
+		    (!last || t->seq > last->seq))
+			last = t;
+	}
+	return last && !strncmp(last->call, "MPI_I", 5) ? last : NULL;
+}
+
+static void push(struct anl_posting **v, int *n, int *cap,
+		 struct anl_posting p)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		*v = xrealloc(*v, (size_t)*cap * sizeof(**v));
+	}
+	(*v)[(*n)++] = p;
+}
+
 int anl_postings(const struct anl_result *r, struct anl_posting **out)
 {
 	struct anl_posting *v = NULL;
@@ -46,27 +84,31 @@ int anl_postings(const struct anl_result *r, struct anl_posting **out)
 
 	for (int i = 0; i < r->nranks; i++) {
 		const struct snap_rank *sr = &r->s->ranks[i];
+		int first = n;
 
 		if (!sr->ntrack || !stuck(r, i))
 			continue;
 		for (int k = 0; k < sr->nops; k++) {
 			const struct snap_op *op = &sr->ops[k];
 			struct anl_posting p = { .rank = i, .op = k };
+			bool dup = false;
 
 			if (op->kind == SNAP_OP_UNEXPECTED ||
-			    op->status != SNAP_ST_PENDING || !op->request)
+			    op->status != SNAP_ST_PENDING)
 				continue;
-			p.post = find_req(sr, SNAP_TRACK_POST, op->request);
-			if (!p.post || is_start(p.post))
+			p.post = op->request ? find_req(sr, SNAP_TRACK_POST,
+							op->request) : NULL;
+			if (op->request && (!p.post || is_start(p.post)))
 				p.init = find_req(sr, SNAP_TRACK_INIT,
 						  op->request);
-			if (!p.post && !p.init)
+			/* A collective's internal request: the nonblocking
+			 * collective it serves, once. */
+			if (!p.post && !p.init && (p.post = nbc_of(sr, op)))
+				for (int q = first; q < n; q++)
+					dup |= v[q].post == p.post;
+			if ((!p.post && !p.init) || dup)
 				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				v = xrealloc(v, (size_t)cap * sizeof(*v));
-			}
-			v[n++] = p;
+			push(&v, &n, &cap, p);
 		}
 	}
 	*out = v;
@@ -161,11 +203,27 @@ static char *peer_text(const struct anl_result *r,
 	return out;
 }
 
+/* ", root 0 on comm", "" (a nonblocking collective's record). */
+static char *coll_text(const struct anl_result *r,
+		       const struct snap_track_rec *t)
+{
+	char *root = t->peer >= 0 ? xasprintf(", root %d", t->peer)
+				  : xstrdup("");
+	char *c = is_world(r, t) ? NULL : anl_track_comm(r, t);
+	char *out = xasprintf("%s%s%s", root, c ? " on " : "", c ? c : "");
+
+	free(root);
+	free(c);
+	return out;
+}
+
 char *anl_posting_text(const struct anl_result *r, const struct anl_posting *p)
 {
 	const struct snap_track_rec *made = p->init ? p->init : p->post;
 	char *wait = anl_site(r, p->rank), *at = anl_track_site(made);
-	char *args = peer_text(r, made), *start = NULL, *out;
+	char *args = made->kind == SNAP_TRACK_COLL ? coll_text(r, made)
+						   : peer_text(r, made);
+	char *start = NULL, *out;
 
 	if (p->init && p->post) {
 		char *s = anl_track_site(p->post);

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	sample_mark("READY", rank);
 	if (rank == 0) {
-		MPI_Ibarrier(MPI_COMM_WORLD, &req);
+		MPI_Ibarrier(MPI_COMM_WORLD, &req); /* POSTED */
 		MPI_Wait(&req, MPI_STATUS_IGNORE); /* STUCK */
 		MPI_Send(&v, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
 	} else {

@@ -152,6 +152,62 @@ Test(trackreport, a_request_without_a_record_adds_nothing)
 	snap_free(s);
 }
 
+/* Rank 0 waits in MPI_Wait with two internal receives from rank 1 of a
+ * collective on world pending (ob1 shows them, not the user's request);
+ * rank 1 waits in MPI_Recv from 0.  Its collective records: an
+ * MPI_Barrier, then the nonblocking collective call. */
+static struct snap *nbc_wait(const char *call, int root)
+{
+	struct snap *s = sb_new(2);
+	struct snap_track_rec *t;
+
+	sb_call(s, 0, "MPI_Wait", "n.c", 16);
+	sb_ob1_op(s, 0, SNAP_OP_RECV, 0, 1, -27, false);
+	sb_ob1_op(s, 0, SNAP_OP_SEND, 0, 1, -27, false);
+	sb_recv(s, 1, 0, 1, "n.c", 19);
+	rec(s, 0, SNAP_TRACK_COLL, "MPI_Barrier", "n.c", 12);
+	t = rec(s, 0, SNAP_TRACK_COLL, call, "n.c", 15);
+	t->peer = root;
+	return s;
+}
+
+Test(trackreport, a_wait_for_a_nonblocking_collective_names_its_call)
+{
+	struct snap *s = nbc_wait("MPI_Ibcast", 1);
+	char *out = render(s, ANL_FORMAT_TEXT);
+
+	cr_expect(strstr(out, "\nposted:\n  rank 0 waits in MPI_Wait at n.c:16 "
+			      "for the MPI_Ibcast posted at n.c:15, root 1\n"),
+		  "%s", out);
+	/* Once, though two of its internal requests are pending. */
+	cr_expect_null(strstr(strstr(out, "n.c:15, root 1\n") + 1,
+			      "MPI_Ibcast posted"), "%s", out);
+	free(out);
+	expect_json(s, P("postings", "0", "request"), "null");
+	expect_json(s, P("postings", "0", "posted", "call"), "\"MPI_Ibcast\"");
+	expect_json(s, P("postings", "0", "posted", "line"), "15");
+	expect_json(s, P("postings", "1"), "(none)");
+	snap_free(s);
+}
+
+Test(trackreport, internal_requests_of_a_blocking_collective_name_nothing)
+{
+	/* The latest collective on the communicator is a blocking one. */
+	struct snap *s = nbc_wait("MPI_Bcast", 1);
+	char *out = render(s, ANL_FORMAT_TEXT);
+
+	cr_expect_null(strstr(out, "posted"), "%s", out);
+	free(out);
+	snap_free(s);
+	/* A rank in a blocking call is not waiting on its requests. */
+	s = nbc_wait("MPI_Ibarrier", SNAP_TRACK_NONE);
+	sb_call(s, 0, "MPI_Barrier", "n.c", 16);
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect_null(strstr(out, "posted"), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
 Test(trackreport, reduce_with_two_roots_says_who_called_what)
 {
 	struct snap *s = sb_new(2);
