@@ -271,6 +271,8 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 		r->progress = p;
 		return;
 	}
+	if (same == LK_SAME || same == LK_POLL_NEW)
+		lk_keep_probes(fresh, r);
 	fresh->rank = r->rank;
 	fresh->pid = r->pid;
 	fresh->host = r->host;

@@ -69,6 +69,9 @@ struct col_rank {
 	struct tgt *t;
 	struct es_view *view;
 	struct dt_index *types;	/* the MPI library's types, NULL if none */
+	/* Its image (the DLL's and ob1's setup), NULL until the queues were
+	 * read. */
+	struct col_image *im;
 	int rank;
 };
 
@@ -113,6 +116,10 @@ void col_prepare(struct col *c, int rank);
 void col_ob1_prepare(struct col_rank *cr, struct col_image *im);
 void col_ob1_read(struct col_rank *cr, struct col_image *im,
 		  struct snap_rank *r);
+/* After the stacks (they say where to look): the MPI_Iprobe and
+ * MPI_Improbe calls r's threads are in, where ob1's queues were read
+ * whole.  Returns 0 or -MD_E_GONE. */
+int col_ob1_iprobes(struct col_rank *cr, struct snap_rank *r);
 /* The types ops over a dt_index (collect_rank.c). */
 extern const struct mh_types_ops col_types_ops;
 /* The process ops over a struct col_rank (collect_rank.c). */

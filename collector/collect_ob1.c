@@ -105,6 +105,16 @@ void col_ob1_prepare(struct col_rank *cr, struct col_image *im)
 	md_info("ob1's matching queues: layouts from %s", src);
 }
 
+int col_ob1_iprobes(struct col_rank *cr, struct snap_rank *r)
+{
+	int n;
+
+	if (!cr->im || !cr->im->ob1 || cr->c->o->no_ob1 || !r->ob1)
+		return 0;
+	n = ob1_collect_iprobes(cr->im->ob1, &col_proc_ops, cr, cr->c->s, r);
+	return n == -MD_E_GONE ? n : 0;
+}
+
 void col_ob1_read(struct col_rank *cr, struct col_image *im,
 		  struct snap_rank *r)
 {

@@ -234,8 +234,10 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 	}
 	rc = mh_collect(im->img, &col_proc_ops, cr, cr->rank, c->s, r);
 	col_phase(c, COL_PHASE_OB1, cr->rank);
-	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
+	if (rc == 0 && r->queues == SNAP_QUEUES_OK) {
 		col_ob1_read(cr, im, r);
+		cr->im = im;
+	}
 	/* The topologies, for neighbour collectives: beside the DLL, which
 	 * does not read them. */
 	if (rc == 0 && r->queues == SNAP_QUEUES_OK)
@@ -286,6 +288,8 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 		col_phase(c, COL_PHASE_STACKS, cr->rank);
 		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);
 	}
+	if (rc == 0)
+		rc = col_ob1_iprobes(cr, r);
 	c->st.stacks_ns += md_now_ns() - t0;
 	if (rc == 0) {
 		struct trk_ctx x = { cr->t, cr->view, c->lines, cr->types,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "looks.h"
+#include "md.h"
 #include "mpicall.h"
 
 static bool same_op(const struct snap_op *a, const struct snap_op *b)
@@ -18,14 +19,29 @@ static bool same_op(const struct snap_op *a, const struct snap_op *b)
 	       a->actual_length == b->actual_length;
 }
 
+/* An MPI_Iprobe or MPI_Improbe the rank was stopped in (ob1q_probe.c):
+ * a polling loop is caught in one in one look and between two in the
+ * next, though nothing moved. */
+static bool transient(const struct snap_op *op)
+{
+	return op->req_type && (!strcmp(op->req_type, "iprobe") ||
+				!strcmp(op->req_type, "improbe"));
+}
+
 static bool same_ops(const struct snap_rank *a, const struct snap_rank *b)
 {
-	if (a->nops != b->nops)
-		return false;
-	for (int i = 0; i < a->nops; i++)
-		if (!same_op(&a->ops[i], &b->ops[i]))
+	int i = 0, j = 0;
+
+	for (;;) {
+		while (i < a->nops && transient(&a->ops[i]))
+			i++;
+		while (j < b->nops && transient(&b->ops[j]))
+			j++;
+		if (i == a->nops || j == b->nops)
+			return i == a->nops && j == b->nops;
+		if (!same_op(&a->ops[i++], &b->ops[j++]))
 			return false;
-	return true;
+	}
 }
 
 /* The newest collective call libmdtrack.so recorded in the rank (its
@@ -91,6 +107,24 @@ static bool in_loop(const struct snap_rank *in, const struct snap_rank *out)
 		    has_frame(&out->threads[t], p, p->user_frame))
 			return true;
 	return false;
+}
+
+void lk_keep_probes(struct snap_rank *cur, const struct snap_rank *old)
+{
+	int n = 0;
+
+	for (int i = 0; i < cur->nops; i++)
+		if (transient(&cur->ops[i]))
+			return;
+	for (int i = 0; i < old->nops; i++)
+		n += transient(&old->ops[i]);
+	if (!n)
+		return;
+	cur->ops = xrealloc(cur->ops, (size_t)(cur->nops + n) *
+					      sizeof(*cur->ops));
+	for (int i = 0; i < old->nops; i++)
+		if (transient(&old->ops[i]))
+			cur->ops[cur->nops++] = old->ops[i];
 }
 
 enum lk_same lk_compare(const struct snap_rank *old,

@@ -38,4 +38,14 @@ enum lk_same {
 enum lk_same lk_compare(const struct snap_rank *old,
 			const struct snap_rank *cur);
 
+/*
+ * The MPI_Iprobe/MPI_Improbe requests a rank was caught in (ops of
+ * req_type "iprobe", "improbe") live only while the call runs, so one
+ * look has them and the next, stopped elsewhere in the same call or
+ * loop, may not; lk_compare does not count them.  When cur, judged the
+ * same as old, has none, it gets copies of old's: the probe the loop
+ * repeats.  cur->ops must be its own (malloc'ed).
+ */
+void lk_keep_probes(struct snap_rank *cur, const struct snap_rank *old);
+
 #endif /* MD_LOOKS_H */

@@ -330,7 +330,7 @@ static void name_dll_ops(struct ob1_walk *w)
 	}
 }
 
-static void append_ops(struct ob1_walk *w)
+void ob1w_append_ops(struct ob1_walk *w)
 {
 	struct snap_rank *r = w->r;
 
@@ -384,7 +384,7 @@ int ob1_collect(const struct ob1_layout *l, const struct mh_proc_ops *proc,
 out:
 	free(comms);
 	if (!w.gone)
-		append_ops(&w);
+		ob1w_append_ops(&w);
 	free(w.ops);
 	if (st)
 		*st = w.st;

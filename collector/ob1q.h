@@ -78,4 +78,19 @@ int ob1_collect(const struct ob1_layout *l, const struct mh_proc_ops *proc,
 		void *ctx, struct snap *s, struct snap_rank *r,
 		struct ob1_stats *st);
 
+/*
+ * The MPI_Iprobe and MPI_Improbe calls r's threads were stopped in (r's
+ * threads read, with their frames' stack pointers): ob1 builds their
+ * request on the stack of mca_pml_ob1_iprobe / mca_pml_ob1_improbe and
+ * never posts it, so the queues do not have it.  Found between the
+ * thread's stack pointer and its caller's frame by its class pointer
+ * (mca_pml_ob1_recv_request_t_class) and checked by its types; appended
+ * to r->ops as pending probes (req_type "iprobe", "improbe") with their
+ * source, tag and communicator, without sequence (each call of a polling
+ * loop takes a new one).  Returns the number appended, or -MD_E_GONE.
+ */
+int ob1_collect_iprobes(const struct ob1_layout *l,
+			const struct mh_proc_ops *proc, void *ctx,
+			struct snap *s, struct snap_rank *r);
+
 #endif /* MD_OB1Q_H */

@@ -167,5 +167,7 @@ bool ob1w_dll_has(const struct snap_rank *r, uint64_t req);
 int ob1w_comm_of(const struct ob1_walk *w, uint32_t cid);
 /* Internal requests in progress from the free list at symbol sym. */
 void ob1w_walk_free_list(struct ob1_walk *w, const char *sym, bool send);
+/* Append the walk's new ops to its rank's. */
+void ob1w_append_ops(struct ob1_walk *w);
 
 #endif /* MD_OB1Q_INT_H */

@@ -303,10 +303,12 @@ static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)
 		}
 	}
 	while (r >= 0 && th->nframes < max) {
-		unw_word_t ip = 0;
+		unw_word_t ip = 0, sp = 0;
 
 		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
+		if (unw_get_reg(&c, UNW_REG_SP, &sp) == 0)
+			th->frames[th->nframes].sp = sp;
 		/* A return address points after the call: look up the
 		 * call's own line. */
 		describe(w, &c, ip, exact ? ip : ip - 1,

@@ -66,6 +66,9 @@ struct snap_frame {
 	const char *object;	/* path of the loaded object, NULL if unknown */
 	const char *file;	/* NULL without line information */
 	int line;		/* 0 if unknown */
+	/* The frame's stack pointer, 0 if unknown: the collector's, not
+	 * written. */
+	uint64_t sp;
 };
 
 struct snap_thread {

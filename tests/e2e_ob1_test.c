@@ -27,6 +27,7 @@
 
 static struct mj_job *job;
 static char *dir;
+static const char *looks = "2";	/* --looks */
 
 static void fini(void)
 {
@@ -67,6 +68,7 @@ static struct snap *collect(const char *setup, const char *name, int np)
 	out = xasprintf("%s/tool.out", dir);
 	err = xasprintf("%s/tool.err", dir);
 	char *argv[] = { (char *)bin, (char *)"--attach", pid,
+			 (char *)"--looks", (char *)looks,
 			 (char *)"--snapshot", snap_path, NULL };
 	st = mj_run(argv, out, err, TOOL_TIMEOUT_MS, NULL, NULL);
 	cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) <= 2,
@@ -174,6 +176,40 @@ static void unexpected_message_and_datatype_are_seen(const char *setup)
 	snap_free(s);
 }
 
+/* A polling loop on MPI_Iprobe: the probe's request lives on ob1's stack
+ * for the length of one call, never in a queue; read from the stack of
+ * the rank stopped in it, with its source and tag.  Four looks: the
+ * newest keeps the probe of an earlier one when it caught the rank
+ * between two calls (a look in the call finds it nearly always). */
+static void iprobe_loop_is_seen(const char *setup)
+{
+	struct snap *s;
+	int w;
+
+	looks = "4";
+	s = collect(setup, "iprobespin", 2);
+	w = world(s);
+	for (int r = 0; r < 2; r++) {
+		const struct snap_rank *sr = &s->ranks[r];
+		bool found = false;
+
+		for (int k = 0; k < sr->nops; k++) {
+			const struct snap_op *o = &sr->ops[k];
+
+			found |= o->source == SNAP_SRC_OB1 && o->req_type &&
+				 !strcmp(o->req_type, "iprobe") &&
+				 o->kind == SNAP_OP_RECV && o->tag == 5 &&
+				 o->peer_global == 1 - r && o->comm == w;
+		}
+		cr_expect(found, "rank %d (in %s): no iprobe for tag 5 from "
+			  "rank %d among its %d ops", r,
+			  sr->mpi_call ? sr->mpi_call : "-", 1 - r, sr->nops);
+		cr_expect_eq(sr->progress, SNAP_PROGRESS_STABLE,
+			     "rank %d: the loop's probes made it look moving", r);
+	}
+	snap_free(s);
+}
+
 /* A collective that keeps moving data: the DLL shows nothing of it, the
  * ranks sit in MPI_Allreduce in every look, and only its internal
  * requests (new sequences, bytes moving) tell the looks apart. */
@@ -224,7 +260,7 @@ static void without_layouts_says_so_once(const char *setup)
 #define E2E_OB1(X)                                                        \
 	X(probe_is_seen) X(internal_receives_are_seen)                    \
 	X(unexpected_message_and_datatype_are_seen)                       \
-	X(long_collective_is_seen_moving)                                 \
+	X(long_collective_is_seen_moving) X(iprobe_loop_is_seen)          \
 	X(switched_off_reads_the_dll_only)
 
 #define E2E_OB1_TESTS(name)                                               \

@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../collector/looks.h"
 
@@ -29,10 +30,10 @@ static void look(struct snap_rank *r, const char *call, const char *const *inner
 		th->frames[i].pc = 0x7f0000001000 + (uint64_t)i * 0x40;
 	}
 	th->frames[ninner] = (struct snap_frame){ fpc, user, "/job/a.out",
-						  "spin.c", 17 };
+						  "spin.c", 17, 0 };
 	for (int k = 0; k < OUTER; k++)
 		th->frames[ninner + 1 + k] = (struct snap_frame){
-			base + (uint64_t)k, outer[k], "/lib/libc.so.6", NULL, 0 };
+			base + (uint64_t)k, outer[k], "/lib/libc.so.6", NULL, 0, 0 };
 	th->mpi_call = call;
 	th->mpi_frame = call ? 0 : -1;
 	th->user_frame = call ? ninner : 0;
@@ -214,6 +215,49 @@ Test(looks, same_collective_with_more_completions_is_changed)
 	/* Read in one look only: no evidence either way. */
 	a.has_completions = false;
 	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
+
+/* An MPI_Iprobe loop: its request lives only inside the call, so one
+ * look has it (ob1q_probe.c) and the next, stopped between two calls or
+ * early in one, does not. */
+static void add_iprobe(struct snap_rank *r)
+{
+	r->ops = realloc(r->ops, (size_t)(r->nops + 1) * sizeof(*r->ops));
+	r->ops[r->nops++] = (struct snap_op){ .kind = SNAP_OP_RECV,
+					      .req_type = "iprobe",
+					      .peer_local = 1, .tag = 9,
+					      .request = 0x7ffd0000 };
+}
+
+static const char *const in_iprobe[] = { "PMPI_Iprobe" };
+
+Test(looks, iprobe_request_in_one_look_only_is_not_a_change)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Iprobe", in_iprobe, 1, "main", 0x401234, 0x7f00000a000);
+	add_iprobe(&a);
+	look(&b, "MPI_Iprobe", in_iprobe, 1, "main", 0x401234, 0x7f00000a000);
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	cr_expect_eq(lk_compare(&b, &a), LK_SAME);
+	/* The newer look keeps the probe the loop repeats. */
+	lk_keep_probes(&b, &a);
+	cr_assert_eq(b.nops, 1);
+	cr_expect_str_eq(b.ops[0].req_type, "iprobe");
+	cr_expect_eq(b.ops[0].tag, 9);
+	/* A look that has its own probe keeps it alone. */
+	lk_keep_probes(&b, &a);
+	cr_expect_eq(b.nops, 1);
+	/* Between two calls, outside MPI: still the polling loop. */
+	snap_rank_free_data(&b);
+	memset(&b, 0, sizeof(b));
+	look(&b, NULL, NULL, 0, "main", 0x401220, 0x7f00000a000);
+	cr_expect_eq(lk_compare(&a, &b), LK_POLL_KEEP);
+	/* A real receive that appears is a change. */
+	one_recv(&b, 3);
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
 	snap_rank_free_data(&a);
 	snap_rank_free_data(&b);
 }

@@ -134,6 +134,7 @@ static const struct mh_types_ops fake_types = {
 static unsigned char mem[MEMSZ];
 static uint64_t symaddr;	/* ompi_mpi_communicators, 0: none */
 static uint64_t recv_fl, send_fl;	/* the request free lists, 0: none */
+static uint64_t probe_cls;	/* mca_pml_ob1_recv_request_t_class, 0: none */
 static struct tgt *tg;
 
 static void put(uint64_t addr, const void *v, size_t n)
@@ -163,6 +164,8 @@ static int pr_lookup(void *ctx, const char *name, uint64_t *addr)
 		a = recv_fl;
 	else if (!strcmp(name, "mca_pml_base_send_requests"))
 		a = send_fl;
+	else if (!strcmp(name, "mca_pml_ob1_recv_request_t_class"))
+		a = probe_cls;
 	if (!a)
 		return -MD_E_NOSYM;
 	if (addr)
@@ -242,7 +245,7 @@ static void build_world(void)
 {
 	memset(mem, 0, sizeof(mem));
 	symaddr = PA;
-	recv_fl = send_fl = 0;
+	recv_fl = send_fl = probe_cls = 0;
 	put64(PA + lay("opal_pointer_array_t.addr"), PA_ARR);
 	put32(PA + lay("opal_pointer_array_t.size"), 4);
 	put64(PA_ARR, COMM);	/* entries 1-3 NULL */
@@ -314,6 +317,66 @@ static int collect(struct snap *s, struct ob1_stats *st)
 static void free_snap(struct snap *s)
 {
 	snap_free(s);
+}
+
+/* A thread stopped in MPI_Iprobe: frames innermost first, each with its
+ * stack pointer; the probe's request sits on the stack below the caller
+ * of mca_pml_ob1_iprobe. */
+#define STACK (BASE + 0x8000)
+#define CLS (BASE + 0x7f00)
+static void iprobe_thread(struct snap_rank *r, const char *pml_fn)
+{
+	static const char *const fn[] = { "opal_progress", NULL, "PMPI_Iprobe",
+					  "main" };
+	struct snap_thread *th = xcalloc(1, sizeof(*th));
+
+	th->nframes = 4;
+	th->frames = xcalloc(4, sizeof(*th->frames));
+	for (int i = 0; i < 4; i++) {
+		th->frames[i].func = i == 1 ? pml_fn : fn[i];
+		th->frames[i].sp = STACK + (uint64_t)i * 0x800;
+	}
+	th->mpi_call = "MPI_Iprobe";
+	r->threads = th;
+	r->nthreads = 1;
+}
+
+Test(ob1q, an_iprobe_in_progress_is_read_from_the_stack)
+{
+	struct snap *s = snap_world();
+	uint64_t req = STACK + 0xa00;	/* in mca_pml_ob1_iprobe's frame */
+	const struct snap_op *o;
+
+	probe_cls = CLS;
+	put64(STACK + 0x100, CLS + 8);	/* not the class: skipped */
+	put64(STACK + 0x200, CLS);	/* the class, but a receive: skipped */
+	request(STACK + 0x200, 2, 1, 3, 0, 0);
+	put64(req, CLS);
+	request(req, 3, 1, 9, 0, 77);	/* MCA_PML_REQUEST_IPROBE */
+	iprobe_thread(&s->ranks[0], "mca_pml_ob1_iprobe");
+	refresh();
+	cr_assert_eq(ob1_collect_iprobes(lo, &fake_proc, NULL, s, &s->ranks[0]),
+		     1);
+	cr_assert_eq(s->ranks[0].nops, 1);
+	o = &s->ranks[0].ops[0];
+	cr_expect_eq(o->source, SNAP_SRC_OB1);
+	cr_expect_eq(o->kind, SNAP_OP_RECV);
+	cr_expect_eq(o->status, SNAP_ST_PENDING);
+	cr_expect_str_eq(o->req_type, "iprobe");
+	cr_expect_eq(o->peer_local, 1);
+	cr_expect_eq(o->peer_global, 1);
+	cr_expect_eq(o->tag, 9);
+	cr_expect_eq(o->comm, 0);
+	cr_expect_eq(o->sequence, 0, "a polling loop's sequence moves");
+	free_snap(s);
+
+	/* Not in mca_pml_ob1_iprobe: the stack is not scanned. */
+	s = snap_world();
+	iprobe_thread(&s->ranks[0], "mca_pml_ob1_recv");
+	cr_expect_eq(ob1_collect_iprobes(lo, &fake_proc, NULL, s, &s->ranks[0]),
+		     0);
+	cr_expect_eq(s->ranks[0].nops, 0);
+	free_snap(s);
 }
 
 /* The messages the rank sent and took in, over every peer: what tells a
