@@ -52,10 +52,8 @@ static const struct snap_track_rec *nbc_of(const struct snap_rank *sr,
 	enum md_call_class cls = anl_call_class(sr->mpi_call);
 	const struct snap_track_rec *last = NULL;
 
-	if ((cls != MD_CALL_WAIT && cls != MD_CALL_WAITALL &&
-	     cls != MD_CALL_WAITANY && cls != MD_CALL_POLL) ||
-	    !anl_op_internal(op) || op->status != SNAP_ST_PENDING ||
-	    op->comm < 0)
+	if (!md_call_on_requests(cls) || !anl_op_internal(op) ||
+	    op->status != SNAP_ST_PENDING || op->comm < 0)
 		return NULL;
 	for (int k = 0; k < sr->ntrack; k++) {
 		const struct snap_track_rec *t = &sr->track[k];
@@ -261,8 +259,8 @@ static const struct snap_track_rec *current_coll(const struct anl_result *r,
 	if (md_call_collective(cls) && cls != MD_CALL_FINALIZE &&
 	    !strcmp(last->call, sr->mpi_call))
 		return last;
-	if ((cls == MD_CALL_WAIT || cls == MD_CALL_WAITALL ||
-	     cls == MD_CALL_WAITANY) && !strncmp(last->call, "MPI_I", 5))
+	if (md_call_on_requests(cls) && cls != MD_CALL_POLL &&
+	    !strncmp(last->call, "MPI_I", 5))
 		return last;
 	return NULL;
 }

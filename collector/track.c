@@ -312,8 +312,7 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 	uint64_t found = 0;
 
 	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
-	    (cls != MD_CALL_WAIT && cls != MD_CALL_WAITALL &&
-	     cls != MD_CALL_WAITANY && cls != MD_CALL_POLL))
+	    !md_call_on_requests(cls))
 		return 0;
 	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
 		for (int w = 0; w < MDT_WAYS; w++) {

@@ -45,6 +45,12 @@ bool md_call_blocks(enum md_call_class cls)
 	       cls != MD_CALL_POLL;
 }
 
+bool md_call_on_requests(enum md_call_class cls)
+{
+	return cls == MD_CALL_WAIT || cls == MD_CALL_WAITALL ||
+	       cls == MD_CALL_WAITANY || cls == MD_CALL_POLL;
+}
+
 bool md_call_collective(enum md_call_class cls)
 {
 	return cls == MD_CALL_COLL || cls == MD_CALL_NEIGHBOR ||

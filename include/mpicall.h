@@ -485,5 +485,8 @@ bool md_call_blocks(enum md_call_class cls);
 /* Collective over a communicator's members (COLL, CREATE, RMA_FENCE,
  * FINALIZE; NEIGHBOR over some of them). */
 bool md_call_collective(enum md_call_class cls);
+/* A call on request handles (MPI_Wait*, MPI_Test*: WAIT, WAITALL,
+ * WAITANY, POLL): what it waits for was posted by an earlier call. */
+bool md_call_on_requests(enum md_call_class cls);
 
 #endif /* MD_MPICALL_H */
