@@ -107,11 +107,13 @@ void col_ob1_prepare(struct col_rank *cr, struct col_image *im)
 
 int col_ob1_iprobes(struct col_rank *cr, struct snap_rank *r)
 {
+	long long t0 = md_now_ns();
 	int n;
 
 	if (!cr->im || !cr->im->ob1 || cr->c->o->no_ob1 || !r->ob1)
 		return 0;
 	n = ob1_collect_iprobes(cr->im->ob1, &col_proc_ops, cr, cr->c->s, r);
+	cr->c->st.ob1_ns += md_now_ns() - t0;
 	return n == -MD_E_GONE ? n : 0;
 }
 

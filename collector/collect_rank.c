@@ -288,9 +288,9 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 		col_phase(c, COL_PHASE_STACKS, cr->rank);
 		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);
 	}
+	c->st.stacks_ns += md_now_ns() - t0;
 	if (rc == 0)
 		rc = col_ob1_iprobes(cr, r);
-	c->st.stacks_ns += md_now_ns() - t0;
 	if (rc == 0) {
 		struct trk_ctx x = { cr->t, cr->view, c->lines, cr->types,
 				     c->s, cr->rank,

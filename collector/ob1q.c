@@ -94,6 +94,35 @@ static const char *type_name(uint32_t t)
 	return t < sizeof(names) / sizeof(names[0]) ? names[t] : NULL;
 }
 
+struct snap_op *ob1w_probe_op(struct ob1_walk *w, const unsigned char *b,
+			      uint64_t req)
+{
+	const struct ob1_layout *l = w->l;
+	int32_t peer = (int32_t)ob1_u32(b, l->v[L_RB_PEER]);
+	int32_t tag = (int32_t)ob1_u32(b, l->v[L_RB_TAG]);
+	struct snap_op *op = ob1w_new_op(w);
+
+	op->kind = SNAP_OP_RECV;
+	op->status = SNAP_ST_PENDING;
+	op->req_type = type_name(ob1_u32(b, l->v[L_RB_TYPE]));
+	op->peer_local = peer < 0 ? -1 : peer;
+	op->peer_global = ob1w_global_of(w, op->peer_local);
+	op->any_tag = tag == -1;	/* MPI_ANY_TAG */
+	op->tag = tag;
+	op->request = req;
+	return op;
+}
+
+int ob1w_req_comm(struct ob1_walk *w, const unsigned char *b)
+{
+	uint32_t cid;
+
+	if (ob1w_read(w, ob1_u64(b, w->l->v[L_RB_COMM]) + w->l->v[L_CM_CID],
+		      &cid, sizeof(cid)) < 0)
+		return -2;
+	return ob1w_comm_of(w, cid);
+}
+
 /* A posted receive or probe at req.  false: the list cannot be trusted
  * beyond it (counted as torn). */
 static bool posted(struct ob1_walk *w, uint64_t req)
@@ -102,7 +131,6 @@ static bool posted(struct ob1_walk *w, uint64_t req)
 	unsigned char b[OB1_REQ_MAX];
 	struct snap_op *op;
 	uint32_t type;
-	int32_t peer, tag;
 
 	if (l->req_len > sizeof(b) || ob1w_read(w, req, b, l->req_len) < 0) {
 		w->st.torn++;
@@ -118,17 +146,7 @@ static bool posted(struct ob1_walk *w, uint64_t req)
 	}
 	if (ob1w_dll_has(w->r, req))
 		return true;
-	peer = (int32_t)ob1_u32(b, l->v[L_RB_PEER]);
-	tag = (int32_t)ob1_u32(b, l->v[L_RB_TAG]);
-	op = ob1w_new_op(w);
-	op->kind = SNAP_OP_RECV;
-	op->status = SNAP_ST_PENDING;
-	op->req_type = type_name(type);
-	op->peer_local = peer < 0 ? -1 : peer;
-	op->peer_global = ob1w_global_of(w, op->peer_local);
-	op->any_tag = tag == -1;	/* MPI_ANY_TAG */
-	op->tag = tag;
-	op->request = req;
+	op = ob1w_probe_op(w, b, req);
 	op->sequence = ob1_u64(b, l->v[L_RB_SEQ]);
 	op->actual_length = ob1_u64(b, l->v[L_RR_BYTES]);
 	if (type == RT_RECV) {

@@ -35,7 +35,6 @@ static void free_item(struct ob1_walk *w, uint64_t req, bool send)
 	size_t len = send ? l->send_len : l->recv_len;
 	struct snap_op *op;
 	const struct ob1_dtname *d;
-	uint32_t cid;
 	int32_t tag, peer;
 
 	if (len > sizeof(b) || ob1w_read(w, req, b, len) < 0)
@@ -48,10 +47,9 @@ static void free_item(struct ob1_walk *w, uint64_t req, bool send)
 	tag = (int32_t)ob1_u32(b, l->v[L_RB_TAG]);
 	if (tag >= -1 || have_request(w, req))
 		return;
-	if (ob1w_read(w, ob1_u64(b, l->v[L_RB_COMM]) + l->v[L_CM_CID], &cid,
-	       sizeof(cid)) < 0)
+	w->comm = ob1w_req_comm(w, b);
+	if (w->comm == -2)
 		return;
-	w->comm = ob1w_comm_of(w, cid);
 	peer = (int32_t)ob1_u32(b, l->v[L_RB_PEER]);
 	d = ob1w_datatype(w, ob1_u64(b, l->v[L_RB_DTYPE]));
 	op = ob1w_new_op(w);

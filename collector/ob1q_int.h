@@ -167,6 +167,13 @@ bool ob1w_dll_has(const struct snap_rank *r, uint64_t req);
 int ob1w_comm_of(const struct ob1_walk *w, uint32_t cid);
 /* Internal requests in progress from the free list at symbol sym. */
 void ob1w_walk_free_list(struct ob1_walk *w, const char *sym, bool send);
+/* A new pending receive-side op (source, tag, type name) from the
+ * request read into b at req, on w->comm. */
+struct snap_op *ob1w_probe_op(struct ob1_walk *w, const unsigned char *b,
+			      uint64_t req);
+/* The snapshot communicator of the request read into b: its index, -1
+ * if r is not a member the DLL listed, -2 if unreadable. */
+int ob1w_req_comm(struct ob1_walk *w, const unsigned char *b);
 /* Append the walk's new ops to its rank's. */
 void ob1w_append_ops(struct ob1_walk *w);
 

@@ -35,33 +35,18 @@ static void probe_at(struct ob1_walk *w, uint64_t addr)
 {
 	const struct ob1_layout *l = w->l;
 	unsigned char b[OB1_REQ_MAX];
-	uint32_t type, cid;
-	int32_t peer, tag;
-	struct snap_op *op;
+	uint32_t type;
 
 	if (l->recv_len > sizeof(b) || ob1w_read(w, addr, b, l->recv_len) < 0)
 		return;
 	type = ob1_u32(b, l->v[L_RB_TYPE]);
 	if (ob1_u32(b, l->v[L_RQ_TYPE]) != 0 /* OMPI_REQUEST_PML */ ||
 	    ob1_u32(b, l->v[L_RB_PMLDONE]) != 0 ||
-	    (type != RT_IPROBE && type != RT_IMPROBE) ||
-	    ob1w_read(w, ob1_u64(b, l->v[L_RB_COMM]) + l->v[L_CM_CID], &cid,
-		      sizeof(cid)) < 0)
+	    (type != RT_IPROBE && type != RT_IMPROBE))
 		return;
-	w->comm = ob1w_comm_of(w, cid);
-	if (w->comm < 0)
-		return;
-	peer = (int32_t)ob1_u32(b, l->v[L_RB_PEER]);
-	tag = (int32_t)ob1_u32(b, l->v[L_RB_TAG]);
-	op = ob1w_new_op(w);
-	op->kind = SNAP_OP_RECV;
-	op->status = SNAP_ST_PENDING;
-	op->req_type = type == RT_IPROBE ? "iprobe" : "improbe";
-	op->peer_local = peer < 0 ? -1 : peer;
-	op->peer_global = ob1w_global_of(w, op->peer_local);
-	op->any_tag = tag == -1;	/* MPI_ANY_TAG */
-	op->tag = tag;
-	op->request = addr;
+	w->comm = ob1w_req_comm(w, b);
+	if (w->comm >= 0)
+		ob1w_probe_op(w, b, addr);
 }
 
 /* The stack of th between its stack pointer and the caller of frame f,
