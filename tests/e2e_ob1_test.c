@@ -34,6 +34,7 @@ static void fini(void)
 	mj_end(job);
 	job = NULL;
 	mj_tmpdir_end(&dir);
+	looks = "2";
 }
 
 /* Run the sample name of setup on np ranks, attach once every rank is
@@ -104,6 +105,22 @@ static int count_ob1(const struct snap_rank *r)
 	return n;
 }
 
+/* Has r an ob1 probe of type type for tag from global rank peer on
+ * communicator comm? */
+static bool has_probe(const struct snap_rank *r, const char *type, int tag,
+		      int peer, int comm)
+{
+	for (int k = 0; k < r->nops; k++) {
+		const struct snap_op *o = &r->ops[k];
+
+		if (o->source == SNAP_SRC_OB1 && o->req_type &&
+		    !strcmp(o->req_type, type) && o->kind == SNAP_OP_RECV &&
+		    o->tag == tag && o->peer_global == peer && o->comm == comm)
+			return true;
+	}
+	return false;
+}
+
 static void probe_is_seen(const char *setup)
 {
 	struct snap *s = collect(setup, "probedeadlock", 2);
@@ -111,17 +128,9 @@ static void probe_is_seen(const char *setup)
 
 	for (int r = 0; r < 2; r++) {
 		const struct snap_rank *sr = &s->ranks[r];
-		bool found = false;
 
-		for (int k = 0; k < sr->nops; k++) {
-			const struct snap_op *o = &sr->ops[k];
-
-			found |= o->source == SNAP_SRC_OB1 && o->req_type &&
-				 !strcmp(o->req_type, "probe") &&
-				 o->kind == SNAP_OP_RECV && o->tag == 3 &&
-				 o->peer_global == 1 - r && o->comm == w;
-		}
-		cr_expect(found, "rank %d: no probe for tag 3 from rank %d "
+		cr_expect(has_probe(sr, "probe", 3, 1 - r, w),
+			  "rank %d: no probe for tag 3 from rank %d "
 			  "among its %d ops", r, 1 - r, sr->nops);
 		cr_expect(sr->unexpected_available);
 	}
@@ -191,17 +200,9 @@ static void iprobe_loop_is_seen(const char *setup)
 	w = world(s);
 	for (int r = 0; r < 2; r++) {
 		const struct snap_rank *sr = &s->ranks[r];
-		bool found = false;
 
-		for (int k = 0; k < sr->nops; k++) {
-			const struct snap_op *o = &sr->ops[k];
-
-			found |= o->source == SNAP_SRC_OB1 && o->req_type &&
-				 !strcmp(o->req_type, "iprobe") &&
-				 o->kind == SNAP_OP_RECV && o->tag == 5 &&
-				 o->peer_global == 1 - r && o->comm == w;
-		}
-		cr_expect(found, "rank %d (in %s): no iprobe for tag 5 from "
+		cr_expect(has_probe(sr, "iprobe", 5, 1 - r, w),
+			  "rank %d (in %s): no iprobe for tag 5 from "
 			  "rank %d among its %d ops", r,
 			  sr->mpi_call ? sr->mpi_call : "-", 1 - r, sr->nops);
 		cr_expect_eq(sr->progress, SNAP_PROGRESS_STABLE,
