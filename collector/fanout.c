@@ -508,6 +508,8 @@ static int looks(struct fan *f)
 /* Read each agent's snapshot from what it sent. */
 static void read_parts(struct fan *f)
 {
+	struct snap_read_opts opts = { .groups = snap_groups_new() };
+
 	for (int i = 0; i < f->n; i++) {
 		struct conn *c = &f->c[i];
 		char *name;
@@ -522,7 +524,7 @@ static void read_parts(struct fan *f)
 		reap(c, false);
 		name = xasprintf("snapshot from the agent on %s", c->host);
 		in = fmemopen(c->obuf, c->olen, "r");
-		if (!in || snap_read(in, name, &c->part) < 0)
+		if (!in || snap_read_opts(in, name, &opts, &c->part) < 0)
 			fail(c, "the agent on host %s sent a bad snapshot: its "
 			     "ranks were detached; collect again", c->host);
 		else if (c->part->nranks != f->s->nranks)
@@ -532,6 +534,7 @@ static void read_parts(struct fan *f)
 			fclose(in);
 		free(name);
 	}
+	snap_groups_free(opts.groups);
 }
 
 /* One snapshot: the header of the front end's, each rank from whoever

@@ -106,7 +106,9 @@ struct snap_comm {
 	const char *name;	/* "" if unnamed */
 	int size;
 	int *group;		/* size global ranks, local rank order; NULL
-				 * if the DLL could not give the group */
+				 * if the DLL could not give the group.  A
+				 * shared array (snap_group_new): snapshots
+				 * of one job may hold the same one. */
 	/* The topology, for neighbour collectives: the neighbours (local
 	 * ranks, sources and destinations together) of local rank i are
 	 * nbr[nbr_first[i] .. nbr_first[i + 1]).  nbr_first has size + 1
@@ -330,6 +332,22 @@ void snap_set_nranks(struct snap *s, int n);
  * group (size entries, or NULL) is copied. */
 int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
 		     const int *group);
+/* The same, with a group of snap_group_new (or NULL) that a new entry
+ * shares instead of copying. */
+int snap_comm_intern_shared(struct snap *s, uint64_t id, const char *name,
+			    int size, int *group);
+
+/*
+ * A communicator's group as snapshots share it: a million-rank
+ * MPI_COMM_WORLD read from a thousand partial snapshots is one array.
+ * snap_group_new gives n entries (the caller fills them) and one
+ * reference; snap_group_get adds one (and returns g), snap_group_put
+ * drops one and frees the array with the last.  Thread-safe; a shared
+ * group is not changed.
+ */
+int *snap_group_new(int n);
+int *snap_group_get(int *g);
+void snap_group_put(int *g);
 
 /* Set the topology of communicator comm: first (size + 1 entries) and
  * nbr (first[size] entries, local ranks) are copied.  kind NONE clears
@@ -345,14 +363,16 @@ void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
  */
 void snap_copy_rank(struct snap *dst, const struct snap *src, int rank);
 /*
- * Copy every rank part holds into dst (rank for rank, as snap_copy_rank;
- * each of part's communicators interned once) and add its notes.  part
- * is a partial snapshot of a job of dst->nranks ranks (job_nranks), or a
- * whole one of that many ranks whose ranks that are not remote are
- * copied.  dst's header is left alone.  Returns 0, or -MD_E_INPUT
- * (reported) when the job sizes differ.  Not thread-safe on dst.
+ * Move every rank part holds into dst (rank for rank, as snap_copy_rank
+ * places them, without copying their arrays; each of part's
+ * communicators interned once) and add its notes.  part is a partial
+ * snapshot of a job of dst->nranks ranks (job_nranks), or a whole one of
+ * that many ranks whose ranks that are not remote are moved.  dst's
+ * header is left alone.  Returns 0, after which part holds no rank data
+ * and only snap_free may be called on it, or -MD_E_INPUT (reported,
+ * part untouched) when the job sizes differ.  Not thread-safe on dst.
  */
-int snap_merge_part(struct snap *dst, const struct snap *part);
+int snap_merge_part(struct snap *dst, struct snap *part);
 
 /* Names used in the file format and in reports. */
 const char *snap_state_name(enum snap_rank_state st);
@@ -387,7 +407,14 @@ struct snap_read_opts {
 	 * one did, or when the file was read again by one after an error
 	 * or an inconsistency that a worker found). */
 	int threads_used;
+	/* Groups to share with other reads (snap_groups_new), or NULL:
+	 * the readers of many partial snapshots of one job give the same
+	 * one, so a big group is expanded and stored once. */
+	struct snap_groups *groups;
 };
+
+struct snap_groups *snap_groups_new(void);
+void snap_groups_free(struct snap_groups *g);
 
 /* snap_read with options (opts NULL: the defaults). */
 int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,

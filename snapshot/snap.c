@@ -5,6 +5,8 @@
 #include "snap.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,43 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 
 #define HASH_SEED 0xcbf29ce484222325ULL
 
+/* A group's array follows its reference count. */
+struct snap_group {
+	atomic_int refs;
+	int n;
+	int g[];
+};
+
+static struct snap_group *group_of(int *g)
+{
+	return (struct snap_group *)((char *)g - offsetof(struct snap_group, g));
+}
+
+int *snap_group_new(int n)
+{
+	struct snap_group *h = xmalloc(sizeof(*h) +
+				       ((size_t)(n > 0 ? n : 0) + 1) * sizeof(int));
+
+	atomic_init(&h->refs, 1);
+	h->n = n;
+	return h->g;
+}
+
+int *snap_group_get(int *g)
+{
+	if (g)
+		atomic_fetch_add_explicit(&group_of(g)->refs, 1,
+					  memory_order_relaxed);
+	return g;
+}
+
+void snap_group_put(int *g)
+{
+	if (g && atomic_fetch_sub_explicit(&group_of(g)->refs, 1,
+					   memory_order_acq_rel) == 1)
+		free(group_of(g));
+}
+
 struct snap *snap_new(void)
 {
 	struct snap *s = xcalloc(1, sizeof(*s));
@@ -79,7 +118,7 @@ void snap_free(struct snap *s)
 		snap_rank_free_data(&s->ranks[i]);
 	free(s->ranks);
 	for (int i = 0; i < s->ncomms; i++) {
-		free(s->comms[i].group);
+		snap_group_put(s->comms[i].group);
 		free(s->comms[i].nbr_first);
 		free(s->comms[i].nbr);
 	}
@@ -274,7 +313,7 @@ static bool comm_equal(const struct snap_comm *c, uint64_t id, const char *name,
 		return false;
 	if (!c->group != !group)
 		return false;
-	return !group ||
+	return !group || c->group == group ||
 	       memcmp(c->group, group, (size_t)size * sizeof(*group)) == 0;
 }
 
@@ -298,8 +337,8 @@ static void comm_slots_grow(struct snap *s)
 	p->comm_cap = cap;
 }
 
-int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
-		     const int *group)
+static int comm_intern(struct snap *s, uint64_t id, const char *name, int size,
+		       const int *group, int *shared)
 {
 	struct snap_pool *p = s->pool;
 	struct snap_comm *c;
@@ -327,12 +366,26 @@ int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
 	c->name = snap_str(s, name);
 	c->size = size;
 	c->group = NULL;
-	if (group) {
-		c->group = xmalloc((size_t)size * sizeof(*group) + 1);
+	if (shared) {
+		c->group = snap_group_get(shared);
+	} else if (group) {
+		c->group = snap_group_new(size);
 		memcpy(c->group, group, (size_t)size * sizeof(*group));
 	}
 	p->comm_slots[h] = ++s->ncomms;
 	return s->ncomms - 1;
+}
+
+int snap_comm_intern(struct snap *s, uint64_t id, const char *name, int size,
+		     const int *group)
+{
+	return comm_intern(s, id, name, size, group, NULL);
+}
+
+int snap_comm_intern_shared(struct snap *s, uint64_t id, const char *name,
+			    int size, int *group)
+{
+	return comm_intern(s, id, name, size, group, group);
 }
 
 const char *snap_state_name(enum snap_rank_state st)

@@ -195,6 +195,7 @@ struct snapread {
 	 * (ranks_read -1 until then), s->nranks is set after them all. */
 	bool worker;
 	int first_rank;
+	struct snap_groups *groups;	/* snap_read_opts.groups, or NULL */
 };
 
 #endif /* MD_SNAPJSON_H */

@@ -30,8 +30,8 @@ static int comm_map(struct snap *dst, struct snap_cmap *m, int ci)
 	if (m->to[ci] != -2)
 		return m->to[ci];
 	c = &src->comms[ci];
-	di = snap_comm_intern(dst, c->id, c->name ? c->name : "", c->size,
-			      c->group);
+	di = snap_comm_intern_shared(dst, c->id, c->name ? c->name : "",
+				     c->size, c->group);
 	/* The topology comes along (the first part that read it). */
 	if (c->topo != SNAP_TOPO_NONE && dst->comms[di].topo == SNAP_TOPO_NONE)
 		snap_comm_set_topo(dst, di, c->topo, c->nbr_first, c->nbr);
@@ -47,61 +47,60 @@ static void cmap_init(struct snap_cmap *m, const struct snap *src)
 		m->to[i] = -2;
 }
 
-static void copy_ops(struct snap *dst, struct snap_cmap *src,
-		     struct snap_rank *d, const struct snap_rank *r)
+/* Duplicate n entries of size each (NULL for none). */
+static void *dup_array(const void *a, int n, size_t size)
 {
-	d->ops = r->nops ? xmalloc((size_t)r->nops * sizeof(*d->ops)) : NULL;
-	for (int i = 0; i < r->nops; i++) {
-		struct snap_op *o = &d->ops[i];
+	void *d = n ? xmalloc((size_t)n * size) : NULL;
 
-		*o = r->ops[i];
-		o->comm = comm_map(dst, src, r->ops[i].comm);
-		for (int k = 0; k < o->nextra && k < 5; k++)
-			o->extra[k] = snap_str(dst, r->ops[i].extra[k]);
-		o->req_type = snap_str(dst, r->ops[i].req_type);
-		o->datatype = snap_str(dst, r->ops[i].datatype);
-	}
+	if (n)
+		memcpy(d, a, (size_t)n * size);
+	return d;
 }
 
-static void copy_track(struct snap *dst, struct snap_cmap *src,
-		       struct snap_rank *d, const struct snap_rank *r)
+/* d's arrays are d's own (copied or moved from a source): intern their
+ * strings in dst and renumber their communicators into dst's. */
+static void relink(struct snap *dst, struct snap_cmap *m, struct snap_rank *d)
 {
-	d->track = r->ntrack ? xmalloc((size_t)r->ntrack * sizeof(*d->track))
-			     : NULL;
-	for (int i = 0; i < r->ntrack; i++) {
+	d->host = snap_str(dst, d->host);
+	d->exe = snap_str(dst, d->exe);
+	d->collected_on = snap_str(dst, d->collected_on);
+	d->reason = snap_str(dst, d->reason);
+	d->mpi_call = snap_str(dst, d->mpi_call);
+	d->call_func = snap_str(dst, d->call_func);
+	d->call_file = snap_str(dst, d->call_file);
+	d->queues_reason = snap_str(dst, d->queues_reason);
+	for (int i = 0; i < d->nmembers; i++)
+		d->members[i].comm = comm_map(dst, m, d->members[i].comm);
+	for (int i = 0; i < d->nops; i++) {
+		struct snap_op *o = &d->ops[i];
+
+		o->comm = comm_map(dst, m, o->comm);
+		for (int k = 0; k < o->nextra && k < 5; k++)
+			o->extra[k] = snap_str(dst, o->extra[k]);
+		o->req_type = snap_str(dst, o->req_type);
+		o->datatype = snap_str(dst, o->datatype);
+	}
+	for (int t = 0; t < d->nthreads; t++) {
+		struct snap_thread *th = &d->threads[t];
+
+		th->mpi_call = snap_str(dst, th->mpi_call);
+		for (int f = 0; f < th->nframes; f++) {
+			th->frames[f].func = snap_str(dst, th->frames[f].func);
+			th->frames[f].object = snap_str(dst,
+							th->frames[f].object);
+			th->frames[f].file = snap_str(dst, th->frames[f].file);
+		}
+	}
+	for (int i = 0; i < d->ntrack; i++) {
 		struct snap_track_rec *t = &d->track[i];
 
-		*t = r->track[i];
-		t->comm = comm_map(dst, src, r->track[i].comm);
+		t->comm = comm_map(dst, m, t->comm);
 		t->call = snap_str(dst, t->call);
 		t->comm_name = snap_str(dst, t->comm_name);
 		t->datatype_name = snap_str(dst, t->datatype_name);
 		t->op_name = snap_str(dst, t->op_name);
 		t->func = snap_str(dst, t->func);
 		t->file = snap_str(dst, t->file);
-	}
-}
-
-static void copy_threads(struct snap *dst, struct snap_rank *d,
-			 const struct snap_rank *r)
-{
-	d->threads = r->nthreads ? xmalloc((size_t)r->nthreads *
-					   sizeof(*d->threads)) : NULL;
-	for (int t = 0; t < r->nthreads; t++) {
-		const struct snap_thread *st = &r->threads[t];
-		struct snap_thread *dt = &d->threads[t];
-
-		*dt = *st;
-		dt->mpi_call = snap_str(dst, st->mpi_call);
-		dt->frames = st->nframes ? xmalloc((size_t)st->nframes *
-						   sizeof(*dt->frames)) : NULL;
-		for (int f = 0; f < st->nframes; f++) {
-			dt->frames[f] = st->frames[f];
-			dt->frames[f].func = snap_str(dst, st->frames[f].func);
-			dt->frames[f].object = snap_str(dst,
-							st->frames[f].object);
-			dt->frames[f].file = snap_str(dst, st->frames[f].file);
-		}
 	}
 }
 
@@ -115,23 +114,33 @@ static void copy_rank(struct snap *dst, int di, struct snap_cmap *src, int si)
 	*d = *r;
 	d->rank = di;
 	d->pooled = false;	/* its arrays are copied below */
-	d->host = snap_str(dst, r->host);
-	d->exe = snap_str(dst, r->exe);
-	d->collected_on = snap_str(dst, r->collected_on);
-	d->reason = snap_str(dst, r->reason);
-	d->mpi_call = snap_str(dst, r->mpi_call);
-	d->call_func = snap_str(dst, r->call_func);
-	d->call_file = snap_str(dst, r->call_file);
-	d->queues_reason = snap_str(dst, r->queues_reason);
-	d->members = r->nmembers ? xmalloc((size_t)r->nmembers *
-					   sizeof(*d->members)) : NULL;
-	for (int i = 0; i < r->nmembers; i++) {
-		d->members[i].comm = comm_map(dst, src, r->members[i].comm);
-		d->members[i].local_rank = r->members[i].local_rank;
-	}
-	copy_ops(dst, src, d, r);
-	copy_threads(dst, d, r);
-	copy_track(dst, src, d, r);
+	d->members = dup_array(r->members, r->nmembers, sizeof(*r->members));
+	d->ops = dup_array(r->ops, r->nops, sizeof(*r->ops));
+	d->track = dup_array(r->track, r->ntrack, sizeof(*r->track));
+	d->threads = dup_array(r->threads, r->nthreads, sizeof(*r->threads));
+	for (int t = 0; t < r->nthreads; t++)
+		d->threads[t].frames = dup_array(r->threads[t].frames,
+						 r->threads[t].nframes,
+						 sizeof(*r->threads[t].frames));
+	relink(dst, src, d);
+}
+
+/* Move r's arrays (malloc'd, or in a pool that dst adopts) into dst's
+ * rank di; r keeps none. */
+static void move_rank(struct snap *dst, int di, struct snap_cmap *m,
+		      struct snap_rank *r)
+{
+	struct snap_rank *d = &dst->ranks[di];
+
+	snap_rank_free_data(d);
+	*d = *r;
+	d->rank = di;
+	r->members = NULL;
+	r->ops = NULL;
+	r->threads = NULL;
+	r->track = NULL;
+	r->nmembers = r->nops = r->nthreads = r->ntrack = 0;
+	relink(dst, m, d);
 }
 
 void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
@@ -143,7 +152,7 @@ void snap_copy_rank(struct snap *dst, const struct snap *src, int rank)
 	free(m.to);
 }
 
-int snap_merge_part(struct snap *dst, const struct snap *part)
+int snap_merge_part(struct snap *dst, struct snap *part)
 {
 	int job = part->job_nranks ? part->job_nranks : part->nranks;
 	struct snap_cmap m;
@@ -159,9 +168,12 @@ int snap_merge_part(struct snap *dst, const struct snap *part)
 	for (int i = 0; i < part->nranks; i++)
 		if (part->job_nranks ||
 		    part->ranks[i].state != SNAP_RANK_REMOTE)
-			copy_rank(dst, part->ranks[i].rank, &m, i);
+			move_rank(dst, part->ranks[i].rank, &m,
+				  &part->ranks[i]);
 	free(m.to);
 	for (int i = 0; i < part->nnotes; i++)
 		snap_note(dst, "%s", part->notes[i]);
+	/* The moved arrays that live in part's pool. */
+	snap_adopt_pool(dst, part);
 	return 0;
 }

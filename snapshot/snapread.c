@@ -196,16 +196,101 @@ static int group_array(struct snapread *r, const struct snapjs_node *v,
 	return 0;
 }
 
+/*
+ * Groups given as rank ranges, shared between the reads given the same
+ * snap_groups (snap_read_opts): the agents of one job all send its
+ * MPI_COMM_WORLD as "0-1048575", which is expanded once, not once a
+ * part.  A few entries, replaced in turn; only big groups.
+ */
+#define GROUPS_KEEP 8
+#define GROUPS_MIN 1024
+
+struct snap_groups {
+	pthread_mutex_t lock;
+	struct {
+		char *text;
+		int size, nranks;
+		int *group;
+	} e[GROUPS_KEEP];
+	unsigned next;		/* the entry replaced next */
+};
+
+struct snap_groups *snap_groups_new(void)
+{
+	struct snap_groups *g = xcalloc(1, sizeof(*g));
+
+	pthread_mutex_init(&g->lock, NULL);
+	return g;
+}
+
+void snap_groups_free(struct snap_groups *g)
+{
+	if (!g)
+		return;
+	for (int i = 0; i < GROUPS_KEEP; i++) {
+		free(g->e[i].text);
+		snap_group_put(g->e[i].group);
+	}
+	pthread_mutex_destroy(&g->lock);
+	free(g);
+}
+
+/* The group of text read before with the same size and job, with a
+ * reference, or NULL. */
+static int *groups_find(struct snap_groups *g, const char *text, int size,
+			int nranks)
+{
+	int *found = NULL;
+
+	pthread_mutex_lock(&g->lock);
+	for (int i = 0; i < GROUPS_KEEP && !found; i++)
+		if (g->e[i].text && g->e[i].size == size &&
+		    g->e[i].nranks == nranks && !strcmp(g->e[i].text, text))
+			found = snap_group_get(g->e[i].group);
+	pthread_mutex_unlock(&g->lock);
+	return found;
+}
+
+static void groups_add(struct snap_groups *g, const char *text, int size,
+		       int nranks, int *group)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&g->lock);
+	i = g->next++ % GROUPS_KEEP;
+	free(g->e[i].text);
+	snap_group_put(g->e[i].group);
+	g->e[i].text = xstrdup(text);
+	g->e[i].size = size;
+	g->e[i].nranks = nranks;
+	g->e[i].group = snap_group_get(group);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* *out: a group of snap_group_new (NULL if absent), checked. */
 static int read_group(struct snapread *r, const struct snapjs_node *o,
 		      int size, int **out)
 {
 	const struct snapjs_node *v = snapjs_get(&r->j, o, "group");
+	bool cache = r->groups && v && v->type == SNAPJS_STR &&
+		     size >= GROUPS_MIN;
 	int n = 0, ret = 0;
 	bool rising = false;
 
 	*out = NULL;
 	if (!v)
 		return 0;
+	if (cache && (*out = groups_find(r->groups, v->s, size, r->nranks))) {
+		/* Checked when first read: only the budget is this
+		 * snapshot's. */
+		if ((r->group_budget -= size) >= 0)
+			return 0;
+		snap_group_put(*out);
+		*out = NULL;
+		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
+				   "the communicator groups add up to more "
+				   "than 64 entries per rank");
+	}
 	if (v->type == SNAPJS_STR)
 		ret = parse_ranges(r, v, size, NULL, &n, &rising);
 	else if (v->type == SNAPJS_ARR)
@@ -224,7 +309,7 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 				  "than 64 entries per rank");
 	if (ret)
 		return ret;
-	*out = xmalloc((size_t)size * sizeof(int) + 1);
+	*out = snap_group_new(size);
 	if (v->type == SNAPJS_STR)
 		ret = parse_ranges(r, v, size, *out, &n, &rising);
 	else
@@ -232,8 +317,10 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 	if (!ret && !rising)
 		ret = check_distinct(r, v, *out, size);
 	if (ret) {
-		free(*out);
+		snap_group_put(*out);
 		*out = NULL;
+	} else if (cache) {
+		groups_add(r->groups, v->s, size, r->nranks, *out);
 	}
 	return ret;
 }
@@ -340,8 +427,8 @@ static int read_comm(struct snapread *r, const struct snapjs_node *o)
 	    snapjs_int(j, o, "size", 0, r->nranks, 0, &size) ||
 	    read_group(r, o, size, &group))
 		return -MD_E_INPUT;
-	got = snap_comm_intern(j->s, id, name, size, group);
-	free(group);
+	got = snap_comm_intern_shared(j->s, id, name, size, group);
+	snap_group_put(group);
 	if (got != idx)
 		return snapjs_fail(j, 1, "the same as communicator %d", got);
 	if (read_topo(r, o, idx, size))
@@ -658,10 +745,12 @@ static bool parallel_ok(const struct snapread *r, const struct lines *in,
 
 /* One read of f; RD_AGAIN: read it again with one thread. */
 #define RD_AGAIN 1
-static int read_file(FILE *f, const char *name, int threads, int *used,
+static int read_file(FILE *f, const char *name,
+		     const struct snap_read_opts *opts, int threads, int *used,
 		     struct snap **out)
 {
-	struct snapread r = {.size = input_size(f)};
+	struct snapread r = {.size = input_size(f),
+			     .groups = opts ? opts->groups : NULL};
 	struct lines in = {.f = f, .off = ftell(f)};
 	int ret;
 
@@ -700,7 +789,7 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 	int ret, used = 1;
 
 	*out = NULL;
-	ret = read_file(f, name, opts ? opts->threads : 1, &used, out);
+	ret = read_file(f, name, opts, opts ? opts->threads : 1, &used, out);
 	if (opts)
 		opts->threads_used = used;
 	if (ret == RD_AGAIN) {
@@ -709,7 +798,7 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 				 strerror(errno));
 			return -MD_E_INPUT;
 		}
-		ret = read_file(f, name, 1, &used, out);
+		ret = read_file(f, name, opts, 1, &used, out);
 		if (opts)
 			opts->threads_used = 1;
 	}

@@ -363,7 +363,11 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 void snapread_reserve(struct snapread *r, int idx)
 {
 	struct snap *s = r->j.s;
-	long long cap = r->size >= 0 ? r->nranks : r->ranks_cap;
+	/* A partial snapshot says how many it holds; a file's size
+	 * bounds nranks (header_counts); else grow. */
+	long long cap = r->held >= 0   ? r->held
+			: r->size >= 0 ? r->nranks
+				       : r->ranks_cap;
 
 	if (idx < r->ranks_cap)
 		return;
