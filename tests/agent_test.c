@@ -407,3 +407,53 @@ Test(agent, agent_ends_when_its_input_closes_before_any_look)
 	free(out);
 	free(cmd);
 }
+
+/* Read a snapshot's text with opts. */
+static struct snap *read_with(const struct snap *s, struct snap_read_opts *o)
+{
+	char *text = written(s);
+	FILE *f = fmemopen(text, strlen(text), "r");
+	struct snap *back = NULL;
+
+	cr_assert_eq(snap_read_opts(f, "part", o, &back), 0);
+	fclose(f);
+	free(text);
+	return back;
+}
+
+Test(agent, parts_read_with_shared_groups_share_a_big_group_and_merge_the_same)
+{
+	struct snap *whole = sb_ring(1024), *m = snap_new(), *p[3];
+	struct snap_read_opts o = { .groups = snap_groups_new() };
+	char *x, *y;
+
+	snap_set_nranks(m, whole->nranks);
+	m->looks = whole->looks;
+	m->interval_ms = whole->interval_ms;
+	for (int keep = 0; keep < 3; keep++) {
+		struct snap *held = held_part_of(whole, keep);
+
+		/* The third is read without the groups: its own array. */
+		p[keep] = read_with(held, keep < 2 ? &o : NULL);
+		snap_free(held);
+		cr_assert_eq(p[keep]->comms[0].size, 1024);
+	}
+	snap_groups_free(o.groups);
+	cr_expect_eq(p[0]->comms[0].group, p[1]->comms[0].group,
+		     "the second part expanded \"0-1023\" again");
+	cr_expect_neq(p[0]->comms[0].group, p[2]->comms[0].group);
+	cr_expect_eq(memcmp(p[0]->comms[0].group, p[2]->comms[0].group,
+			    1024 * sizeof(int)), 0);
+	for (int k = 0; k < 3; k++) {
+		cr_assert_eq(snap_merge_part(m, p[k]), 0);
+		cr_expect_eq(p[k]->ranks[0].nops, 0, "moved, not copied");
+		snap_free(p[k]);
+	}
+	x = written(whole);
+	y = written(m);
+	cr_expect_str_eq(y, x);
+	free(x);
+	free(y);
+	snap_free(m);
+	snap_free(whole);
+}
