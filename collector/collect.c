@@ -157,6 +157,23 @@ static void release(struct col *c, struct tgt *t)
 	c->linger[c->nlinger++] = t;
 }
 
+int col_target(struct col *c, int pid, bool attach, struct tgt **out)
+{
+	char comm[TGT_COMM_MAX];
+	int ppid;
+
+	*out = NULL;
+	if (c->o->target)
+		return c->o->target(c->o->target_ctx, pid, attach, out);
+	if (!attach)
+		return tgt_open(pid, out);
+	/* A rank that has exited is part of the picture, not an error:
+	 * look before tgt_attach, which reports a missing pid. */
+	if (tgt_proc_parent(pid, &ppid, comm) < 0)
+		return -MD_E_GONE;
+	return tgt_attach_start(pid, out);
+}
+
 static void record_attach_error(struct col *c, int i, int rc, int look)
 {
 	if (rc == -MD_E_GONE || rc == -MD_E_NOSUCH)
@@ -193,8 +210,7 @@ static void attach_all(struct col *c, int look)
 {
 	struct snap *s = c->s;
 	long long t0 = md_now_ns(), deadline;
-	char comm[TGT_COMM_MAX];
-	int i, rc, ppid;
+	int i, rc;
 
 	let_go_lingering(c, false);
 	for (i = 0; i < s->nranks && !stopped(c); i++) {
@@ -202,12 +218,7 @@ static void attach_all(struct col *c, int look)
 			continue;
 		progress(c, "stopping", i + 1, s->nranks);
 		col_phase(c, COL_PHASE_ATTACH, i);
-		/* A rank that has exited is part of the picture, not an error:
-		 * look before tgt_attach, which reports a missing pid. */
-		if (tgt_proc_parent(s->ranks[i].pid, &ppid, comm) < 0)
-			rc = -MD_E_GONE;
-		else
-			rc = tgt_attach_start(s->ranks[i].pid, &c->tgts[i]);
+		rc = col_target(c, s->ranks[i].pid, true, &c->tgts[i]);
 		if (rc < 0)
 			record_attach_error(c, i, rc, look);
 		else if (c->read_fault[i])
@@ -394,6 +405,27 @@ static void prepare(struct col *c)
 	c->read_fault = xcalloc((size_t)c->s->nranks + 1, sizeof(int));
 }
 
+/* The job from o->pid's process table: through the target factory
+ * when there is one. */
+static int acquire(struct col *c, struct pt_job **job)
+{
+	struct tgt *t;
+	int rc;
+
+	if (!c->o->target)
+		return pt_acquire(c->o->pid, pt_elfsym_lookup, c->syms, job);
+	rc = col_target(c, c->o->pid, false, &t);
+	if (rc == -MD_E_GONE || rc == -MD_E_NOSUCH) {
+		md_error("no process with pid %d", c->o->pid);
+		return -MD_E_NOSUCH;
+	}
+	if (rc < 0)
+		return rc;
+	rc = pt_acquire_from(t, pt_elfsym_lookup, c->syms, job);
+	tgt_free(t);
+	return rc;
+}
+
 int col_open(const struct col_opts *o, struct col **out)
 {
 	struct col *c = xcalloc(1, sizeof(*c));
@@ -404,7 +436,7 @@ int col_open(const struct col_opts *o, struct col **out)
 	c->o = o;
 	c->external_pace = o->external_pace;
 	c->syms = es_cache_new();
-	rc = pt_acquire(o->pid, pt_elfsym_lookup, c->syms, &job);
+	rc = acquire(c, &job);
 	c->st.find_ns = md_now_ns() - t0;
 	if (rc < 0) {
 		es_cache_free(c->syms);

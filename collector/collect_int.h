@@ -99,6 +99,14 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r);
 void col_phase(struct col *c, enum col_phase p, int rank);
 
 /*
+ * Open process pid for reads (attach false) or start stopping it (attach
+ * true) through the options' target factory, or live: 0 and *out, or
+ * -MD_E_GONE / -MD_E_NOSUCH for a process that is gone, other codes
+ * reported.
+ */
+int col_target(struct col *c, int pid, bool attach, struct tgt **out);
+
+/*
  * Load the DLL, the MPI library's types and the DLL's image state from
  * the running rank (index into the snapshot's ranks), before any rank is stopped, so that a look only
  * reads (the type provider may have to be compiled the first time).

@@ -312,7 +312,7 @@ void col_prepare(struct col *c, int rank)
 	struct col_dll *d;
 	char *path;
 
-	if (tgt_open(pid, &cr.t) < 0)
+	if (col_target(c, pid, false, &cr.t) < 0)
 		return;
 	if (c->read_fault[rank])
 		tgt_inject_read_fault(cr.t, c->read_fault[rank]);

@@ -123,6 +123,11 @@ int tgt_open(int pid, struct tgt **out)
 	return tgt_live_open(pid, out);
 }
 
+int tgt_attach_wait(struct tgt *t, long long deadline)
+{
+	return t->ops->attach_wait ? t->ops->attach_wait(t, deadline) : 0;
+}
+
 int tgt_read(struct tgt *t, uint64_t addr, void *buf, size_t len)
 {
 	if (len == 0)

@@ -84,6 +84,9 @@ struct tgt_ops {
 	int (*auxv)(struct tgt *t, uint64_t type, uint64_t *val);
 	/* Free the implementation's data (after detach). */
 	void (*release)(struct tgt *t);
+	/* Optional (NULL: the target was made stopped whole): the second
+	 * half of an attach, as tgt_attach_wait. */
+	int (*attach_wait)(struct tgt *t, long long deadline);
 };
 
 /*
@@ -309,6 +312,20 @@ void tgt_fake_link(struct tgt *t, struct tgt *other);
  */
 struct tgt *tgt_fake_new_attached(int pid);
 int tgt_fake_detaches(const struct tgt *t);
+/*
+ * More targets on the process of fake t, sharing its memory, state and
+ * counts (t, borrowed, must outlive them): tgt_fake_open opens it for
+ * reads as tgt_open (-MD_E_NOSUCH once it is gone); tgt_fake_attach
+ * attaches it as tgt_attach_start (-MD_E_GONE once it is gone; a fake
+ * gone before tgt_attach_wait is let go there, -MD_E_GONE).  While a
+ * target attached to it is not detached, tgt_stat says 't' (tracing
+ * stop); then the state the test gave comes back ('T': stopped by
+ * someone else, before or during the attach).  tgt_fake_attaches counts
+ * the attaches, tgt_fake_new_attached's included.
+ */
+int tgt_fake_open(struct tgt *t, struct tgt **out);
+int tgt_fake_attach(struct tgt *t, struct tgt **out);
+int tgt_fake_attaches(const struct tgt *t);
 void tgt_fake_set_unstopped(struct tgt *t, const int *tids, int n);
 
 #endif /* MD_TARGET_H */

@@ -1,6 +1,10 @@
 /*
  * target_fake.c - a target made of memory regions and texts given by a
- * test, so that proctable and the MQD DLL host run without a process.
+ * test, so that proctable, the MQD DLL host and a whole collection run
+ * without a process.  The targets opened or attached on one fake share
+ * it: what the test does to the fake (gone, failing reads, stopped) is
+ * seen through all of them, and the fake counts the attaches and
+ * detaches made through them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +41,9 @@ struct fake {
 	size_t envlen;
 	struct tgt **links;	/* other processes of its system, borrowed */
 	int nlinks;
+	int attaches;
 	int detaches;
+	int attached;		/* targets attached to it now */
 	int refs;		/* targets sharing it (tgt_open_other) */
 };
 
@@ -128,6 +134,10 @@ static int fake_stat(struct tgt *t, struct tgt_stat *st)
 	if (f->gone || !f->has_stat)
 		return -MD_E_NOSUCH;
 	*st = f->stat;
+	/* As /proc shows a tracee, whatever it was doing: its own state
+	 * comes back when the last tracer lets go. */
+	if (f->attached > 0)
+		st->state = 't';
 	return 0;
 }
 
@@ -184,7 +194,21 @@ static void fake_detach(struct tgt *t)
 	struct fake *f = tgt_impl(t);
 
 	f->detaches++;
+	if (tgt_is_attached(t) && f->attached > 0)
+		f->attached--;
 	tgt_set_unstopped(t, NULL, 0);
+}
+
+/* The second half of an attach: a fake that exited meanwhile is let go,
+ * as the live target lets go what it seized. */
+static int fake_attach_wait(struct tgt *t, long long deadline)
+{
+	(void)deadline;
+	if (!((struct fake *)tgt_impl(t))->gone)
+		return 0;
+	fake_detach(t);
+	tgt_set_attached(t, false);
+	return -MD_E_GONE;
 }
 
 static void fake_release(struct tgt *t)
@@ -217,6 +241,7 @@ static const struct tgt_ops fake_ops = {
 	.open_other = fake_open_other,
 	.detach = fake_detach,
 	.release = fake_release,
+	.attach_wait = fake_attach_wait,
 };
 
 struct tgt *tgt_fake_new(int pid)
@@ -316,7 +341,41 @@ void tgt_fake_link(struct tgt *t, struct tgt *other)
 
 struct tgt *tgt_fake_new_attached(int pid)
 {
-	return tgt_new(pid, &fake_ops, xcalloc(1, sizeof(struct fake)), true);
+	struct fake *f = xcalloc(1, sizeof(*f));
+
+	f->attaches = f->attached = 1;
+	return tgt_new(pid, &fake_ops, f, true);
+}
+
+int tgt_fake_open(struct tgt *t, struct tgt **out)
+{
+	struct fake *f = tgt_impl(t);
+
+	*out = NULL;
+	if (f->gone)
+		return -MD_E_NOSUCH;
+	f->refs++;
+	*out = tgt_new(tgt_pid(t), &fake_ops, f, false);
+	return 0;
+}
+
+int tgt_fake_attach(struct tgt *t, struct tgt **out)
+{
+	struct fake *f = tgt_impl(t);
+
+	*out = NULL;
+	if (f->gone)
+		return -MD_E_GONE;
+	f->refs++;
+	f->attaches++;
+	f->attached++;
+	*out = tgt_new(tgt_pid(t), &fake_ops, f, true);
+	return 0;
+}
+
+int tgt_fake_attaches(const struct tgt *t)
+{
+	return ((const struct fake *)tgt_impl(t))->attaches;
 }
 
 int tgt_fake_detaches(const struct tgt *t)

@@ -246,7 +246,7 @@ static int attach_failed(struct tgt *t, struct live *l, int r, int failed,
 	return r;
 }
 
-int tgt_attach_wait(struct tgt *t, long long deadline)
+static int live_attach_wait(struct tgt *t, long long deadline)
 {
 	struct live *l = tgt_impl(t);
 	int r = 0, failed = l->pid, rounds = 0, pending;
@@ -516,6 +516,7 @@ static const struct tgt_ops live_ops = {
 	.detach = live_detach,
 	.release = live_release,
 	.auxv = live_auxv,
+	.attach_wait = live_attach_wait,
 };
 
 int tgt_live_open(int pid, struct tgt **out)

@@ -59,6 +59,20 @@ const char *col_phase_name(enum col_phase p);
 typedef int (*col_fault_fn)(void *ctx, enum col_phase phase, int rank,
 			    int pid);
 
+/*
+ * Where the collector's processes come from, for tests on fake targets
+ * (collector/target.h); NULL: the live processes of this system.  For
+ * the starter (open: o->pid) and the ranks of the process table, it
+ * opens pid for reads (attach false, as tgt_open) or starts stopping it
+ * (attach true, as tgt_attach_start; the collector then calls
+ * tgt_attach_wait).  Returns 0 and *out (the collector's, tgt_free), or
+ * a negated MD_E_* code: -MD_E_GONE or -MD_E_NOSUCH for a process that
+ * is gone (quietly), others reported.
+ */
+struct tgt;
+typedef int (*col_target_fn)(void *ctx, int pid, bool attach,
+			     struct tgt **out);
+
 struct col_opts {
 	int pid;		/* mpirun's pid, or one rank's */
 	const char *dll;	/* --dll: use this DLL, NULL: MPIR_dll_name */
@@ -76,6 +90,8 @@ struct col_opts {
 				 * times the looks */
 	col_fault_fn fault;		/* tests only; NULL: none */
 	void *fault_ctx;
+	col_target_fn target;		/* tests only; NULL: live */
+	void *target_ctx;
 };
 
 /*

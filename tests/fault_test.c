@@ -235,7 +235,7 @@ ParameterizedTest(struct cell *c, e2e_fault, every_phase, .fini = job_fini,
 /* ---- the same faults on the fake target, where a phase runs on it ---- */
 
 /*
- * The phases whose code runs on the fake target in unit tests: the walk
+ * The whole table on a fake job is fault_fake_test.c.  Here, the walk
  * from a rank up to its starter (before attach) and the stack walk.  A
  * rank that is gone and a rank whose reads fail must give an error code
  * or an empty result, never a crash, and the target must be let go

@@ -640,3 +640,51 @@ Test(target, fake_with_a_thread_not_stopped_lists_it_until_detached)
 	cr_expect_eq(n, 0);
 	tgt_free(t);
 }
+
+Test(target, fake_attached_twice_shows_tracing_stop_until_both_let_go)
+{
+	struct tgt *p = tgt_fake_new(80), *a = NULL, *b = NULL, *r = NULL;
+	struct tgt_stat st;
+	uint64_t v = 42, w = 0;
+
+	tgt_fake_set_stat(p, 'S', 1, "app");
+	tgt_fake_add_region(p, 0x1000, &v, sizeof(v));
+	cr_assert_eq(tgt_fake_attach(p, &a), 0);
+	cr_assert_eq(tgt_fake_attach(p, &b), 0);
+	cr_assert_eq(tgt_fake_open(p, &r), 0);
+	cr_expect(tgt_is_attached(a) && !tgt_is_attached(r));
+	cr_expect_eq(tgt_read(r, 0x1000, &w, sizeof(w)), 0, "shared memory");
+	cr_expect_eq(w, 42);
+	cr_assert_eq(tgt_stat(r, &st), 0);
+	cr_expect_eq(st.state, 't');
+	/* Stopped by someone else while traced: stopped once let go. */
+	tgt_fake_set_stat(p, 'T', 1, "app");
+	tgt_free(a);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 't', "b still attached");
+	tgt_free(b);
+	tgt_free(r);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 'T');
+	cr_expect_eq(tgt_fake_attaches(p), 2);
+	cr_expect_eq(tgt_fake_detaches(p), 2, "the read-only one is no attach");
+	tgt_free(p);
+}
+
+Test(target, fake_gone_between_the_halves_of_an_attach_is_let_go)
+{
+	struct tgt *p = tgt_fake_new(81), *a = NULL;
+
+	tgt_fake_set_stat(p, 'S', 1, "app");
+	cr_assert_eq(tgt_fake_attach(p, &a), 0);
+	tgt_fake_gone(p);
+	cr_expect_eq(tgt_attach_wait(a, md_now_ns()), -MD_E_GONE);
+	cr_expect(!tgt_is_attached(a));
+	cr_expect_eq(tgt_fake_detaches(p), tgt_fake_attaches(p));
+	tgt_free(a);
+	cr_expect_eq(tgt_fake_detaches(p), 1, "let go once");
+	cr_expect_eq(tgt_fake_attach(p, &a), -MD_E_GONE);
+	cr_expect_null(a);
+	cr_expect_eq(tgt_fake_open(p, &a), -MD_E_NOSUCH);
+	tgt_free(p);
+}
