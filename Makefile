@@ -101,14 +101,15 @@ $(BIN): $(MAIN_OBJ) $(LIBMD)
 $(BUILD)/gensnap: $(BUILD)/tools/gensnap.o $(LIBMD)
 	$(CC) $(LDFLAGS) -o $@ $< $(LIBMD) $(LDLIBS)
 
-$(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedll_v9.so \
-		$(BUILD)/tests/fakempich.so $(BUILD)/tests/fakempich_notype.so $(FAKEJOB_FILES)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs $(TEST_PKGS))
-
 # The files of a fake Open MPI job (tests/fakejob), never run: the
 # collector's tests on fake targets lay them out in fake processes.
 FAKEJOB = $(BUILD)/tests/fakejob
 FAKEJOB_FILES = $(FAKEJOB)/mpirun $(FAKEJOB)/libmpi.so.40 $(FAKEJOB)/app
+
+$(TESTBIN): $(TEST_OBJ) $(LIBMD) $(BUILD)/tests/fakedll.so $(BUILD)/tests/fakedll_v9.so \
+		$(BUILD)/tests/fakempich.so $(BUILD)/tests/fakempich_notype.so $(FAKEJOB_FILES)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIBMD) $(LDLIBS) $(shell pkg-config --libs $(TEST_PKGS))
+
 $(FAKEJOB)/mpirun: tests/fakejob/mpirun.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) -g -O0 -o $@ $<
