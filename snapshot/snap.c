@@ -278,6 +278,8 @@ void snap_set_nranks(struct snap *s, int n)
 	for (int i = n; i < s->nranks; i++)
 		snap_rank_free_data(&s->ranks[i]);
 	s->ranks = xrealloc(s->ranks, (size_t)n * sizeof(*s->ranks));
+	/* A million ranks: 150 MB, fewer faults in huge pages. */
+	md_huge_pages(s->ranks, (size_t)n * sizeof(*s->ranks));
 	if (n > s->nranks)
 		memset(s->ranks + s->nranks, 0,
 		       (size_t)(n - s->nranks) * sizeof(*s->ranks));
