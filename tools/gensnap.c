@@ -70,10 +70,12 @@ static void add_call(struct gen *g, struct snap_rank *r, const char *call,
 	t = xcalloc(1, sizeof(*t));
 	f = xcalloc(2, sizeof(*f));
 
-	f[0] = (struct snap_frame){0x7f1200002000, snap_str(s, pmpi),
-				   snap_str(s, "libmpi.so.40"), NULL, 0};
-	f[1] = (struct snap_frame){0x555500001234, snap_str(s, "main"), r->exe,
-				   snap_str(s, "bench.c"), line};
+	f[0] = (struct snap_frame){.pc = 0x7f1200002000,
+				   .func = snap_str(s, pmpi),
+				   .object = snap_str(s, "libmpi.so.40")};
+	f[1] = (struct snap_frame){.pc = 0x555500001234,
+				   .func = snap_str(s, "main"), .object = r->exe,
+				   .file = snap_str(s, "bench.c"), .line = line};
 	t->tid = r->pid;
 	t->mpi_call = snap_str(s, call);
 	t->mpi_frame = 0;
