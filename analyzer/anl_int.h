@@ -196,6 +196,11 @@ struct anl_posting {
 	const struct snap_track_rec *post;
 	const struct snap_track_rec *init;	/* NULL if not persistent */
 };
+/* The nonblocking collective whose internal request op is (a pending
+ * internal op of a rank waiting on requests: the rank's last collective
+ * record on op's communicator, if an MPI_I* call), or NULL. */
+const struct snap_track_rec *anl_op_nbc(const struct snap_rank *sr,
+					const struct snap_op *op);
 /* All of them, in rank order (*out malloc'ed); returns the count. */
 int anl_postings(const struct anl_result *r, struct anl_posting **out);
 /* "rank 0 waits in MPI_Wait at a.c:63 for the MPI_Irecv posted at

@@ -79,11 +79,21 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 		fputs("neighbour collective on ", out);
 		put_comm(r, ev->comm, out);
 	} else {
+		const struct snap_track_rec *nbc =
+			op ? anl_op_nbc(&r->s->ranks[ev->rank], op) : NULL;
+
 		/* Without an operation the peer is not known, not "any". */
 		fprintf(out, "%s%s%s", op && anl_op_internal(op) ?
 			"internal " : "", anl_edge_kind_name(ev->kind),
 			!ev->any_source ? "" : op ? " from any source" :
 			" from a source not known (no operation visible)");
+		if (nbc) {
+			char *site = anl_track_site(nbc);
+
+			fprintf(out, " of the %s posted at %s", nbc->call,
+				site);
+			free(site);
+		}
 		if (op && op->any_tag)
 			fputs(", any tag", out);
 		else if (op)

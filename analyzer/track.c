@@ -46,8 +46,8 @@ static bool is_start(const struct snap_track_rec *t)
  * the user's request): the rank's latest collective record there, when
  * it is a nonblocking one.  NULL if none.
  */
-static const struct snap_track_rec *nbc_of(const struct snap_rank *sr,
-					   const struct snap_op *op)
+const struct snap_track_rec *anl_op_nbc(const struct snap_rank *sr,
+				       const struct snap_op *op)
 {
 	enum md_call_class cls = anl_call_class(sr->mpi_call);
 	const struct snap_track_rec *last = NULL;
@@ -101,7 +101,7 @@ int anl_postings(const struct anl_result *r, struct anl_posting **out)
 						  op->request);
 			/* A collective's internal request: the nonblocking
 			 * collective it serves, once. */
-			if (!p.post && !p.init && (p.post = nbc_of(sr, op)))
+			if (!p.post && !p.init && (p.post = anl_op_nbc(sr, op)))
 				for (int q = first; q < n; q++)
 					dup |= v[q].post == p.post;
 			if ((!p.post && !p.init) || dup)

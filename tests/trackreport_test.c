@@ -182,6 +182,10 @@ Test(trackreport, a_wait_for_a_nonblocking_collective_names_its_call)
 	/* Once, though two of its internal requests are pending. */
 	cr_expect_null(strstr(strstr(out, "n.c:15, root 1\n") + 1,
 			      "MPI_Ibcast posted"), "%s", out);
+	/* The cycle's line says whose internal receive it is. */
+	cr_expect(strstr(out, "rank 0 (MPI_Wait at n.c:16) waits for rank 1: "
+			      "internal receive of the MPI_Ibcast posted at "
+			      "n.c:15, tag -27"), "%s", out);
 	free(out);
 	expect_json(s, P("postings", "0", "request"), "null");
 	expect_json(s, P("postings", "0", "posted", "call"), "\"MPI_Ibcast\"");
