@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,11 +34,16 @@ static void oom(size_t n)
 	abort();
 }
 
+/* A buffer this big asks for huge pages (md_huge_pages). */
+#define HUGE_MIN (4 << 20)
+
 void *xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
 		oom(n);
+	if (n >= HUGE_MIN)
+		md_huge_pages(p, n);
 	return p;
 }
 
@@ -46,6 +52,8 @@ void *xcalloc(size_t n, size_t size)
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
 		oom(n * size);
+	if (n * size >= HUGE_MIN)
+		md_huge_pages(p, n * size);
 	return p;
 }
 
@@ -54,6 +62,8 @@ void *xrealloc(void *p, size_t n)
 	void *q = realloc(p, n ? n : 1);
 	if (!q)
 		oom(n);
+	if (n >= HUGE_MIN)
+		md_huge_pages(q, n);
 	return q;
 }
 
@@ -65,6 +75,14 @@ void md_huge_pages(void *p, size_t n)
 
 	if (end > start)
 		madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+void md_malloc_tune(void)
+{
+	/* 32 MiB is glibc's largest mmap threshold; bigger buffers ask
+	 * for huge pages (md_huge_pages). */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 }
 
 char *xstrdup(const char *s)

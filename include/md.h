@@ -58,6 +58,14 @@ char *xstrdup(const char *s);
  * block (a million ranks' arrays): a fault per 2 MiB, not per 4 KiB.
  * Only advice: nothing happens where the kernel does not offer it. */
 void md_huge_pages(void *p, size_t n);
+/*
+ * For a program's main(), before it allocates (never in library code: it
+ * sets the process's allocator): a freed big buffer (a million ranks'
+ * arrays, ELF and DWARF sections) stays in the heap for the next one
+ * instead of going back to the system and being faulted in again, which
+ * costs more than the work on a virtual machine.
+ */
+void md_malloc_tune(void);
 char *xstrndup(const char *s, size_t n);
 /* asprintf that ends the program on failure. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

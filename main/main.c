@@ -98,6 +98,7 @@ int main(int argc, char **argv)
 	struct cli c;
 	int rc;
 
+	md_malloc_tune();
 	rc = cli_parse(argc, argv, &c);
 	if (rc)
 		return rc;

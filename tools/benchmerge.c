@@ -20,7 +20,6 @@
  * analysis, and this process's peak RSS.
  */
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -290,8 +289,7 @@ int main(int argc, char **argv)
 	long merge_rss;
 	pid_t pid;
 
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	md_malloc_tune();
 
 	b.threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (parse_args(argc, argv, &b, &name) < 0 ||

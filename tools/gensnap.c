@@ -195,6 +195,7 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	int *group, ret, threads = 1;
 
+	md_malloc_tune();
 	if (argc > 2 && strcmp(argv[1], "--threads") == 0) {
 		threads = atoi(argv[2]);
 		argv += 2;
