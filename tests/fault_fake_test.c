@@ -31,28 +31,8 @@
 #include "collect.h"
 #include "md.h"
 #include "snap.h"
+#include "support/faults.h"
 #include "support/tracee.h"
-
-#define FAULTS(X)                                                         \
-	X(RANK_EXITS, "a rank exits")                                     \
-	X(READ_FAILS, "a rank's memory reads fail")                       \
-	X(RANK_STOPPED, "a rank is SIGSTOPped by someone else")           \
-	X(STARTER_EXITS, "the starter exits")                             \
-	X(SIGINT, "SIGINT")                                               \
-	X(SIGTERM, "SIGTERM")
-
-enum fault {
-#define FAULT_ENUM(name, text) F_##name,
-	FAULTS(FAULT_ENUM)
-#undef FAULT_ENUM
-	F_COUNT
-};
-
-static const char *const fault_names[] = {
-#define FAULT_NAME(name, text) text,
-	FAULTS(FAULT_NAME)
-#undef FAULT_NAME
-};
 
 /* ---- the fake job ---- */
 

@@ -1,0 +1,30 @@
+/*
+ * faults.h - the faults of the phase x fault tables (fault_test.c on
+ * real jobs, fault_fake_test.c on the fake target): one list, so a new
+ * fault gets its column in both.
+ */
+#ifndef MD_TEST_FAULTS_H
+#define MD_TEST_FAULTS_H
+
+#define FAULTS(X)                                                         \
+	X(RANK_EXITS, "a rank exits")                                     \
+	X(READ_FAILS, "a rank's memory reads fail")                       \
+	X(RANK_STOPPED, "a rank is SIGSTOPped by someone else")           \
+	X(STARTER_EXITS, "the starter exits")                             \
+	X(SIGINT, "SIGINT")                                               \
+	X(SIGTERM, "SIGTERM")
+
+enum fault {
+#define FAULT_ENUM(name, text) F_##name,
+	FAULTS(FAULT_ENUM)
+#undef FAULT_ENUM
+	F_COUNT
+};
+
+static const char *const fault_names[] = {
+#define FAULT_NAME(name, text) text,
+	FAULTS(FAULT_NAME)
+#undef FAULT_NAME
+};
+
+#endif /* MD_TEST_FAULTS_H */
