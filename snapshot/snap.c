@@ -277,9 +277,8 @@ void snap_set_nranks(struct snap *s, int n)
 		n = 0;
 	for (int i = n; i < s->nranks; i++)
 		snap_rank_free_data(&s->ranks[i]);
+	/* A million ranks: 150 MB, in huge pages (xrealloc asks). */
 	s->ranks = xrealloc(s->ranks, (size_t)n * sizeof(*s->ranks));
-	/* A million ranks: 150 MB, fewer faults in huge pages. */
-	md_huge_pages(s->ranks, (size_t)n * sizeof(*s->ranks));
 	if (n > s->nranks)
 		memset(s->ranks + s->nranks, 0,
 		       (size_t)(n - s->nranks) * sizeof(*s->ranks));

@@ -376,7 +376,6 @@ void snapread_reserve(struct snapread *r, int idx)
 	if (cap > (r->held >= 0 ? r->held : r->nranks))
 		cap = r->held >= 0 ? r->held : r->nranks;
 	s->ranks = xrealloc(s->ranks, (size_t)cap * sizeof(*s->ranks));
-	md_huge_pages(s->ranks, (size_t)cap * sizeof(*s->ranks));
 	r->ranks_cap = (int)cap;
 }
 
