@@ -36,42 +36,6 @@ extern const unsigned char md_embed_ompi_types_c[], md_embed_ob1_types_c[],
 extern const unsigned long md_embed_ompi_types_c_len,
 	md_embed_ob1_types_c_len, md_embed_peruse_h_len;
 
-static char *default_cache_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-
-	if (xdg && *xdg)
-		return xasprintf("%s/mpi-deadlock", xdg);
-	if (home && *home)
-		return xasprintf("%s/.cache/mpi-deadlock", home);
-	return xstrdup("/var/cache/mpi-deadlock/types");
-}
-
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path), *s;
-	int ret = 0;
-
-	for (s = p + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-
-		*s = '\0';
-		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
-			md_error("mkdir(%s): %s", p, strerror(errno));
-			ret = -MD_E_SYS;
-			break;
-		}
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
-
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *b = p;
@@ -239,8 +203,10 @@ static int compile_provider(const struct prov *p, const char *dir,
 	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
 	char *argv[] = { (char *)cc, (char *)"-g", (char *)"-c", (char *)"-o",
 			 (char *)obj, c, i1, i2, i3, i4, NULL };
-	int ret = mkdir_p(inc), st;
+	int ret = md_mkdir_p(inc), st;
 
+	if (ret)
+		md_error("mkdir -p %s: %s", inc, strerror(errno));
 	if (!ret)
 		ret = write_file(peruse, md_embed_peruse_h,
 				 md_embed_peruse_h_len);
@@ -265,8 +231,10 @@ static int build_in(const struct prov *p, const char *cache,
 		    const char *final)
 {
 	char *work = xasprintf("%s/build-XXXXXX", cache), *obj = NULL;
-	int ret = mkdir_p(cache);
+	int ret = md_mkdir_p(cache);
 
+	if (ret)
+		md_error("mkdir -p %s: %s", cache, strerror(errno));
 	if (!ret && !mkdtemp(work)) {
 		md_error("mkdtemp(%s): %s", work, strerror(errno));
 		ret = -MD_E_SYS;
@@ -317,7 +285,7 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 	}
 	h = fnv_provider(h, md_embed_ompi_types_c, md_embed_ompi_types_c_len);
 	h = fnv_headers(fnv(h, incdir, strlen(incdir)), incdir);
-	cache = cache_dir ? xstrdup(cache_dir) : default_cache_dir();
+	cache = cache_dir ? xstrdup(cache_dir) : md_cache_dir();
 	final = xasprintf("%s/ompi-types-%016llx.o", cache,
 			  (unsigned long long)h);
 	if (!is_file(final)) {
@@ -478,7 +446,7 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 	h = fnv_provider(h, md_embed_ob1_types_c, md_embed_ob1_types_c_len);
 	h = fnv_headers(fnv(h, incdir, strlen(incdir)), incdir);
 	h = fnv_ob1_sources(h, tree);
-	cache = cache_dir ? xstrdup(cache_dir) : default_cache_dir();
+	cache = cache_dir ? xstrdup(cache_dir) : md_cache_dir();
 	final = xasprintf("%s/ob1-types-%016llx.o", cache,
 			  (unsigned long long)h);
 	if (!is_file(final)) {

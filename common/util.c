@@ -1,12 +1,14 @@
 /* util.c - allocation, messages and error texts shared by every module. */
 #include "md.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const char *const md_err_text[] = {
@@ -166,4 +168,41 @@ long long md_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+char *md_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return xasprintf("%s/mpi-deadlock", xdg);
+	if (home && *home)
+		return xasprintf("%s/.cache/mpi-deadlock", home);
+	return xstrdup("/var/cache/mpi-deadlock/types");
+}
+
+int md_mkdir_p(const char *path)
+{
+	char *p = xstrdup(path), *s;
+	int ret = 0, err;
+
+	for (s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+
+		*s = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			ret = -MD_E_SYS;
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	err = errno;
+	free(p);
+	errno = err;
+	return ret;
 }

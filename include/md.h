@@ -81,6 +81,15 @@ void md_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void md_set_verbose(int verbose);
 int md_verbose(void);
 
+/*
+ * The user's cache of mpi-deadlock ($XDG_CACHE_HOME/mpi-deadlock, else
+ * ~/.cache/mpi-deadlock; caller frees): compiled type providers, the
+ * source-line memos.
+ */
+char *md_cache_dir(void);
+/* mkdir -p; returns 0 or -MD_E_SYS with errno set (not reported). */
+int md_mkdir_p(const char *path);
+
 /* Monotonic time in nanoseconds. */
 long long md_now_ns(void);
 
