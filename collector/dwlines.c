@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "debugfile.h"
+#include "dwlines_memo.h"
 #include "md.h"
 
 #define uthash_malloc(sz) xmalloc(sz)
@@ -76,6 +77,11 @@ struct dl_table {
 	bool rest_read;
 	size_t nrows;		/* rows read so far */
 	long long build_ns;
+	/* With a memo (dwlines_memo.h), the DWARF file is opened only
+	 * when the memo does not know an address: later is its path until
+	 * then. */
+	struct dl_memo *memo;
+	char *later;
 };
 
 struct dl_centry {
@@ -435,18 +441,21 @@ int dl_table_open(const char *elf_path, const struct es_image *syms,
 	t->path = xstrdup(elf_path);
 	t->syms = syms;
 	if (ret == 1)
-		ret = open_dwarf(t, elf_path);
-	else if (df_find(elf_path, NULL, &dbg, &how) == 0)
+		dbg = xstrdup(elf_path);
+	else if (df_find(elf_path, NULL, &dbg, &how) != 0)
+		dbg = NULL;	/* names from the symbol table only */
+	ret = 0;
+	if (dbg && (t->memo = dl_memo_open(elf_path, dbg, NULL)))
+		t->later = xstrdup(dbg);
+	else if (dbg)
 		ret = open_dwarf(t, dbg);
-	else
-		ret = 0;	/* names from the symbol table only */
 	free(dbg);
 	free(how);
 	if (ret) {
 		dl_table_free(t);
 		return ret;
 	}
-	if (!t->dbg)
+	if (!t->dbg && !t->later)
 		t->rest_read = true;
 	t->build_ns = md_now_ns() - t0;
 	*out = t;
@@ -472,6 +481,8 @@ void dl_table_free(struct dl_table *t)
 	free(t->ranges);
 	if (t->dbg)
 		dwarf_finish(t->dbg, NULL);
+	dl_memo_close(t->memo);
+	free(t->later);
 	free(t->path);
 	free(t);
 }
@@ -552,11 +563,29 @@ static bool ranges_lookup(struct dl_table *t, uint64_t addr,
 
 /* The table fills its units as addresses ask for them: dl_lookup is
  * const for its callers (the answers do not change), not inside. */
+/* The DWARF that a memo held back, for an address it did not know; a
+ * file that cannot be read leaves the names of the symbol table. */
+static void open_later(struct dl_table *t)
+{
+	long long t0 = md_now_ns();
+
+	if (open_dwarf(t, t->later) != 0)
+		t->rest_read = true;
+	free(t->later);
+	t->later = NULL;
+	t->build_ns += md_now_ns() - t0;
+}
+
 int dl_lookup(const struct dl_table *ct, uint64_t addr, struct dl_loc *loc)
 {
 	struct dl_table *t = (struct dl_table *)ct;
 	uint64_t off;
+	int ret;
 
+	if (t->memo && dl_memo_find(t->memo, addr, loc, &ret))
+		return ret;
+	if (t->later)
+		open_later(t);
 	if (!t->dbg || !ranges_lookup(t, addr, loc)) {
 		if (!t->rest_read)
 			load_rest(t);
@@ -565,7 +594,10 @@ int dl_lookup(const struct dl_table *ct, uint64_t addr, struct dl_loc *loc)
 	if (!loc->func && t->syms &&
 	    es_addr_to_name(t->syms, addr, &loc->func, &off) != 0)
 		loc->func = NULL;
-	return loc->func || loc->line ? 0 : -MD_E_NOSYM;
+	ret = loc->func || loc->line ? 0 : -MD_E_NOSYM;
+	if (t->memo)
+		dl_memo_add(t->memo, addr, loc, ret);
+	return ret;
 }
 
 /* ---- cache ---- */

@@ -54,14 +54,14 @@ struct lprog {
 	struct es_image *img;
 };
 
-static struct lprog build(const char *flags)
+static struct lprog build_src(const char *src, const char *flags)
 {
 	struct lprog p;
 	unsigned long long main_rt;
 	uint64_t main_file;
 
 	p.dir = ef_tmpdir();
-	p.path = ef_cc(p.dir, "lines", prog_src, flags, NULL);
+	p.path = ef_cc(p.dir, "lines", src, flags, NULL);
 	cr_assert_not_null(p.path, "cc failed");
 	p.out = ef_output("'%s'", p.path);
 	cr_assert_not_null(p.out);
@@ -70,6 +70,11 @@ static struct lprog build(const char *flags)
 	cr_assert_eq(es_lookup(p.img, "main", &main_file), 0);
 	p.bias = main_rt - main_file;
 	return p;
+}
+
+static struct lprog build(const char *flags)
+{
+	return build_src(prog_src, flags);
 }
 
 static void free_lprog(struct lprog *p)
@@ -209,6 +214,8 @@ Test(dwlines, source_built_libmpi_lines_build_in_reasonable_time)
 	if (!prefix)
 		cr_skip_test("no source-built Open MPI (run "
 			     "scripts/build-openmpi.sh)");
+	/* The DWARF itself, not a memo of an earlier run. */
+	setenv("MD_NO_LINE_MEMO", "1", 1);
 	lib = xasprintf("%s/lib/libmpi.so", prefix);
 	cr_assert_eq(es_image_open(lib, &img), 0);
 	cr_assert_eq(dl_table_open(lib, img, &t), 0);
@@ -339,4 +346,129 @@ Test(dwlines, a_file_without_any_aranges_still_gives_lines)
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	free_lprog(&p);
+}
+
+/* ---- the memo of answers (dwlines_memo.h) ---- */
+
+/* The program with over 1 MiB in its file, so that its lines get a memo,
+ * in a cache directory of the test's own. */
+static struct lprog build_memo(char **cache)
+{
+	char *src = xasprintf("%schar md_pad[1 << 20] = { 1 };\n", prog_src);
+	struct lprog p = build_src(src, "-g -O0 -Wl,--build-id");
+
+	free(src);
+	*cache = xasprintf("%s/cache", p.dir);
+	setenv("XDG_CACHE_HOME", *cache, 1);
+	unsetenv("MD_NO_LINE_MEMO");
+	return p;
+}
+
+Test(dwlines, a_memo_answers_the_next_collection_without_the_dwarf)
+{
+	char *cache, *out;
+	struct lprog p = build_memo(&cache);
+	struct dl_table *t;
+	struct dl_loc loc;
+	uint64_t addr;
+	int line;
+
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	expect_call_sites(t, &p);
+	cr_expect_eq(dl_lookup(t, 0x10, &loc), -MD_E_NOSYM);
+	cr_expect_gt(dl_table_nrows(t), 0);
+	dl_table_free(t);
+	out = ef_output("cat '%s'/mpi-deadlock/lines/*", cache);
+	cr_assert_not_null(out);
+	cr_expect_not_null(strstr(out, "caller_two"), "%s", out);
+	free(out);
+
+	/* Every address asked before, and the one without an answer, come
+	 * from the memo: no line of DWARF is read. */
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	expect_call_sites(t, &p);
+	cr_expect_eq(dl_lookup(t, 0x10, &loc), -MD_E_NOSYM);
+	cr_expect_eq(dl_table_nrows(t), 0);
+	/* A new address opens the DWARF. */
+	call_site(&p, 0, &addr, &line);
+	cr_assert_eq(dl_lookup(t, addr - 1, &loc), 0);
+	cr_expect_gt(dl_table_nrows(t), 0);
+	dl_table_free(t);
+	free(cache);
+	free_lprog(&p);
+}
+
+Test(dwlines, a_memo_of_other_dwarf_or_a_damaged_memo_is_not_used)
+{
+	char *cache, *memo;
+	struct lprog p = build_memo(&cache);
+	struct dl_table *t;
+	struct dl_loc loc;
+	uint64_t addr;
+	int line;
+
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	memo = ef_output("ls '%s'/mpi-deadlock/lines/*", cache);
+	cr_assert_not_null(memo);
+	memo[strcspn(memo, "\n")] = '\0';
+
+	/* A memo of the same DWARF file would be believed, even a lying
+	 * one: so once the file has changed, a lie must not be. */
+	call_site(&p, 0, &addr, &line);
+	cr_assert_eq(ef_sh("sed -i 's/caller_one/liar/' '%s' && touch -d "
+			   "'2030-01-01 00:00:00' '%s'", memo, p.path), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
+	cr_expect_str_eq(loc.func, "caller_one");
+	cr_expect_gt(dl_table_nrows(t), 0, "the DWARF was read");
+	dl_table_free(t);
+
+	/* Garbage, a cut line and a memo others may write are ignored;
+	 * the answers stay right. */
+	cr_assert_eq(ef_sh("printf 'garbage\\n1\\tx\\n%%s' '1234\\t0' >> '%s'",
+			   memo), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	cr_assert_eq(ef_sh("chmod 666 '%s'", memo), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	expect_call_sites(t, &p);
+	cr_expect_gt(dl_table_nrows(t), 0, "a world-writable memo is not read");
+	dl_table_free(t);
+	free(memo);
+	free(cache);
+	free_lprog(&p);
+}
+
+Test(dwlines, small_dwarf_or_no_build_id_gets_no_memo)
+{
+	char *cache, *out;
+	struct lprog p = build("-g -O0");
+	struct lprog q;
+	struct dl_table *t;
+
+	cache = xasprintf("%s/cache", p.dir);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	out = ef_output("ls -A '%s' 2>/dev/null; true", cache);
+	cr_expect_str_eq(out ? out : "", "", "no memo for small DWARF");
+	free(out);
+	free_lprog(&p);
+	free(cache);
+
+	q = build_src(prog_src, "-g -O0 -Wl,--build-id=none");
+	cache = xasprintf("%s/cache", q.dir);
+	setenv("XDG_CACHE_HOME", cache, 1);
+	cr_assert_eq(dl_table_open(q.path, q.img, &t), 0);
+	expect_call_sites(t, &q);
+	dl_table_free(t);
+	out = ef_output("ls -A '%s' 2>/dev/null; true", cache);
+	cr_expect_str_eq(out ? out : "", "", "no memo written");
+	free(out);
+	free(cache);
+	free_lprog(&q);
 }
