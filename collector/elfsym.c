@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -199,6 +200,9 @@ static void read_dynamic(struct es_image *img, Elf *elf, Elf_Scn *scn,
 			break;
 		if (d.d_tag == DT_PLTGOT)
 			img->pltgot = d.d_un.d_ptr;
+		if (d.d_tag == DT_TEXTREL ||
+		    (d.d_tag == DT_FLAGS && (d.d_un.d_val & DF_TEXTREL)))
+			img->textrel = true;
 		if (d.d_tag != DT_NEEDED && d.d_tag != DT_SONAME)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, d.d_un.d_val);
@@ -228,6 +232,11 @@ static void read_segments(struct es_image *img, Elf *elf)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		if (!(ph.p_flags & PF_W) && img->nro < ES_MAX_RO) {
+			img->ro[img->nro].vaddr = ph.p_vaddr;
+			img->ro[img->nro].filesz = ph.p_filesz;
+			img->ro[img->nro++].offset = ph.p_offset;
+		}
 		if (ph.p_vaddr < lo)
 			lo = ph.p_vaddr;
 		if (ph.p_vaddr + ph.p_memsz > hi)
@@ -389,6 +398,8 @@ void es_image_free(struct es_image *img)
 {
 	if (!img)
 		return;
+	if (img->map && img->map != MAP_FAILED)
+		munmap((void *)img->map, img->map_size);
 	HASH_CLEAR(hh, img->names);
 	while (img->nblocks)
 		free(img->blocks[--img->nblocks]);
@@ -415,6 +426,56 @@ unsigned es_image_nsyms(const struct es_image *img)
 uint64_t es_image_base_vaddr(const struct es_image *img)
 {
 	return img->base_vaddr;
+}
+
+/* The file, mapped read-only once; MAP_FAILED if it cannot be. */
+static const unsigned char *image_map(struct es_image *img)
+{
+	struct stat st;
+	int fd;
+
+	if (img->map)
+		return img->map;
+	img->map = MAP_FAILED;
+	fd = open(img->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return img->map;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ,
+			       MAP_PRIVATE, fd, 0);
+
+		if (m != MAP_FAILED) {
+			img->map = m;
+			img->map_size = (size_t)st.st_size;
+		}
+	}
+	close(fd);
+	return img->map;
+}
+
+int es_image_read_ro(const struct es_image *cimg, uint64_t vaddr, void *out,
+		     size_t len)
+{
+	struct es_image *img = (struct es_image *)cimg;
+	const unsigned char *m;
+
+	if (img->textrel)
+		return -MD_E_FAULT;
+	for (unsigned i = 0; i < img->nro; i++) {
+		uint64_t off = vaddr - img->ro[i].vaddr;
+
+		if (vaddr < img->ro[i].vaddr || off >= img->ro[i].filesz ||
+		    len > img->ro[i].filesz - off)
+			continue;
+		m = image_map(img);
+		off += img->ro[i].offset;
+		if (m == MAP_FAILED || off > img->map_size ||
+		    len > img->map_size - off)
+			return -MD_E_FAULT;
+		memcpy(out, m + off, len);
+		return 0;
+	}
+	return -MD_E_FAULT;
 }
 
 int es_image_eh_table(const struct es_image *img, struct es_eh_table *out)

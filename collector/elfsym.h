@@ -10,6 +10,7 @@
 #ifndef MD_ELFSYM_H
 #define MD_ELFSYM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Symbol kinds kept in the index. */
@@ -59,6 +60,19 @@ struct es_eh_table {
  * its own way).
  */
 int es_image_eh_table(const struct es_image *img, struct es_eh_table *out);
+
+/*
+ * The len bytes at vaddr (the image's own vaddr space) when they lie in a
+ * read-only PT_LOAD segment, from the file: what a process that maps the
+ * image holds there, without reading the process (the unwinder reads
+ * .eh_frame_hdr and .eh_frame of every rank, and every rank maps the same
+ * libraries).  This trusts, as the symbols do, that the file is the one
+ * the process mapped.  Returns 0, or -MD_E_FAULT without a message when
+ * the bytes are elsewhere, the file has text relocations or cannot be
+ * mapped.  Maps the file on first use (not thread-safe).
+ */
+int es_image_read_ro(const struct es_image *img, uint64_t vaddr, void *out,
+		     size_t len);
 
 /*
  * Look a symbol up by name.  Returns 0 and its st_value in *value (value

@@ -10,6 +10,8 @@
 
 #include "elfsym.h"
 
+#define ES_MAX_RO 8
+
 struct es_image {
 	char *path;
 	struct es_name *names;	/* uthash head */
@@ -22,6 +24,14 @@ struct es_image {
 	unsigned nneeded;
 	struct es_eh_table eh;	/* eh.count == 0: none usable */
 	uint64_t pltgot;	/* DT_PLTGOT, 0 if none */
+	/* The read-only PT_LOAD segments, whose bytes in a process are the
+	 * file's (es_image_read_ro); none if the file has text
+	 * relocations.  The file is mapped on the first such read. */
+	struct { uint64_t vaddr, filesz, offset; } ro[ES_MAX_RO];
+	unsigned nro;
+	bool textrel;
+	const unsigned char *map;	/* MAP_FAILED: cannot be mapped */
+	size_t map_size;
 	void **blocks;		/* string tables and names, owned */
 	unsigned nblocks;
 };

@@ -128,10 +128,18 @@ static int acc_access_mem(unw_addr_space_t as, unw_word_t addr,
 			  unw_word_t *val, int write, void *arg)
 {
 	struct stk_arg *a = arg;
+	const struct es_object *obj;
 
 	(void)as;
 	if (write)
 		return -UNW_EINVAL;	/* a walk only reads */
+	/* The unwind tables from the file, read once for all ranks; the
+	 * stack from the process. */
+	obj = a->w->view ? es_proc_object_at(a->w->view, addr) : NULL;
+	if (obj && obj->img &&
+	    es_image_read_ro(obj->img, addr - obj->bias, val, sizeof(*val)) ==
+		    0)
+		return 0;
 	return tgt_read(a->w->t, addr, val, sizeof(*val)) == 0 ? 0
 							       : -UNW_EINVAL;
 }
@@ -348,10 +356,14 @@ int stk_process(struct tgt *t, struct snap *s, const struct stk_opts *o,
 					      &w.own_view) == 0)
 			w.view = w.own_view;
 	}
-	/* One address space per process: libunwind caches unwind info by
-	 * address, and libraries sit elsewhere in every rank (ASLR). */
+	/* One address space per process: libraries sit elsewhere in every
+	 * rank (ASLR).  No cache of libunwind's: a process's few dozen
+	 * frames hardly hit it, and every look-up of its global cache
+	 * costs two sigprocmask calls (a quarter of them at 256 ranks); the
+	 * tables it would save reading come from the files anyway
+	 * (es_image_read_ro). */
 	w.as = unw_create_addr_space(&acc, 0);
-	unw_set_caching_policy(w.as, UNW_CACHE_GLOBAL);
+	unw_set_caching_policy(w.as, UNW_CACHE_NONE);
 	*threads = xcalloc((size_t)(nt ? nt : 1), sizeof(**threads));
 	for (int i = 0; i < nt; i++)
 		walk_thread(&w, tids[i], &(*threads)[i]);

@@ -598,3 +598,43 @@ Test(elfsym, view_from_links_needs_a_learnt_list)
 	cr_expect_null(v);
 	es_cache_free(c);
 }
+
+/* Read-only segments come from the file and equal what this process
+ * holds there; writable data does not. */
+static int some_data = 42;
+
+Test(elfsym, read_only_bytes_from_the_file_are_what_the_process_holds)
+{
+	struct es_cache *c = es_cache_new();
+	char *maps = ef_output("cat /proc/%d/maps", (int)getpid());
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct es_view *v;
+	const struct es_object *obj;
+	struct es_eh_table eh;
+	unsigned char buf[256];
+	uint64_t word;
+
+	cr_assert_gt(n, 0);
+	exe[n] = '\0';
+	cr_assert_not_null(maps);
+	cr_assert_eq(es_view_from_maps(c, maps, exe, &v), 0);
+	obj = es_proc_object_at(v, (uint64_t)(uintptr_t)&some_data);
+	cr_assert_not_null(obj);
+	cr_assert_eq(es_image_eh_table(obj->img, &eh), 0);
+	cr_assert_eq(es_image_read_ro(obj->img, eh.hdr, buf, sizeof(buf)), 0);
+	cr_expect_eq(memcmp(buf, (void *)(uintptr_t)(obj->bias + eh.hdr),
+			    sizeof(buf)),
+		     0);
+	cr_expect_eq(es_image_read_ro(obj->img,
+				      (uint64_t)(uintptr_t)&some_data -
+					      obj->bias,
+				      &word, sizeof(word)),
+		     -MD_E_FAULT, "writable data is the process's own");
+	/* The test program is a PIE: its ELF header is at vaddr 0. */
+	cr_expect_eq(es_image_read_ro(obj->img, 0, &word, sizeof(word)), 0);
+	cr_expect_eq(memcmp(&word, "\177ELF", 4), 0);
+	es_view_free(v);
+	es_cache_free(c);
+	free(maps);
+}
