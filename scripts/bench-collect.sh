@@ -5,7 +5,9 @@
 # collect_N_ranks_cpu is the collector's CPU time (user + system: the
 # machine is shared and N ranks spin on it), and collect_per_rank_A_B
 # (and _cpu) the cost of each rank added from A to B ranks (issue 10:
-# target 256 ranks under 0.35 s, under 1 ms per added rank).
+# target 256 ranks under 0.35 s, under 1 ms per added rank).  The
+# largest job is also measured without the memo of source lines
+# (collect_N_ranks_no_line_memo_*: a machine's first collection).
 #
 #   scripts/bench-collect.sh BUILD_DIR [RANKS...]
 #
@@ -150,6 +152,11 @@ for n in "${sizes[@]}"; do
 	prev_n=$n prev_total=$last_total prev_cpu=$last_cpu
 	echo "collect_${n}_ranks_load: $(cut -d' ' -f1 /proc/loadavg)"
 	[ "$n" != "$ob1_size" ] || compare_ob1 "$n"
+	# The first collection on a machine (or after a new libc or MPI)
+	# has no memo of source lines yet (~/.cache/mpi-deadlock/lines):
+	# it reads the big debug files (libc6-dbg) itself.
+	[ "$n" != "${sizes[-1]}" ] ||
+		MD_NO_LINE_MEMO=1 measure "collect_${n}_ranks_no_line_memo" "$bin"
 	[ -z "$base" ] || measure "base_collect_${n}_ranks" "$base/mpi-deadlock"
 	end_job
 done
