@@ -336,9 +336,90 @@ static int cmp_addr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The GNU hash of a name (the dynamic linker's). */
+static uint32_t gnu_hash(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = h * 33 + *p;
+	return h;
+}
+
+/*
+ * Whether .dynsym may hold name, by .gnu.hash as the dynamic linker
+ * looks: the Bloom filter, then the hash values of the name's bucket
+ * chain.  False is certain (see read_gnu_hash); true is then checked in
+ * the index (a full 32-bit hash collision is rare).
+ */
+static bool gnu_hash_maybe(const struct es_image *img, const char *name)
+{
+	const uint32_t *w = img->gh, *buckets, *chain;
+	uint32_t h = gnu_hash(name), nbuckets = w[0], symoffset = w[1];
+	uint32_t nbloom = w[2], shift = w[3], i;
+	uint64_t word, mask;
+	size_t nchain;
+
+	memcpy(&word, w + 4 + 2 * (size_t)((h / 64) % nbloom), sizeof(word));
+	mask = 1ULL << (h % 64) | 1ULL << ((h >> shift) % 64);
+	if ((word & mask) != mask)
+		return false;
+	buckets = w + 4 + 2 * (size_t)nbloom;
+	chain = buckets + nbuckets;
+	nchain = img->gh_words - (size_t)(chain - w);
+	i = buckets[h % nbuckets];
+	if (i < symoffset)
+		return false;
+	for (; i - symoffset < nchain; i++) {
+		uint32_t c = chain[i - symoffset];
+
+		if ((c | 1) == (h | 1))
+			return true;
+		if (c & 1)
+			break;
+	}
+	return false;
+}
+
+/*
+ * .gnu.hash, kept when it alone can say a name is not among the symbols
+ * the index would hold: the file has no .symtab (stripped, as
+ * distributions ship libraries), and the .dynsym entries before the
+ * hashed ones (imports) define nothing the index takes.
+ */
+static void read_gnu_hash(struct es_image *img, Elf *elf, Elf_Scn *hash,
+			  Elf_Scn *dynsym)
+{
+	Elf_Data *h = elf_getdata(hash, NULL), *d = elf_getdata(dynsym, NULL);
+	const uint32_t *w;
+	uint32_t symoffset;
+	size_t words;
+	enum es_kind kind;
+
+	if (gelf_getclass(elf) != ELFCLASS64 || !h || !d || h->d_size < 16)
+		return;
+	w = h->d_buf;
+	words = h->d_size / 4;
+	symoffset = w[1];
+	if (!w[0] || !w[2] || (w[2] & (w[2] - 1)) ||
+	    words < 4 + 2 * (size_t)w[2] + w[0])
+		return;
+	for (uint32_t i = 1; i < symoffset; i++) {
+		GElf_Sym sym;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym_wanted(&sym, &kind))
+			return;
+	}
+	img->gh = xmalloc(words * 4);
+	memcpy(img->gh, w, words * 4);
+	img->gh_words = words;
+}
+
+/* What every use needs, read at open; the symbols wait (es_image_symbols). */
 static int index_elf(struct es_image *img, Elf *elf, const char *path)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *hash = NULL, *dynsym = NULL;
+	bool symtab = false;
 
 	if (elf_kind(elf) != ELF_K_ELF) {
 		md_error("%s: not an ELF file", path);
@@ -350,17 +431,65 @@ static int index_elf(struct es_image *img, Elf *elf, const char *path)
 
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM)
-			read_symtab(img, elf, scn, &sh);
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = true;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+		else if (sh.sh_type == SHT_GNU_HASH)
+			hash = scn;
 		else if (sh.sh_type == SHT_DYNAMIC)
 			read_dynamic(img, elf, scn, &sh);
 	}
-	if (img->naddrs)
-		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
+	if (!symtab && hash && dynsym)
+		read_gnu_hash(img, elf, hash, dynsym);
 	read_eh_frame_hdr(img, elf);
 	img->eh.gp = img->pltgot;
 	return 0;
 }
+
+static void index_symbols(struct es_image *img, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			read_symtab(img, elf, scn, &sh);
+	}
+	if (img->naddrs)
+		qsort(img->addrs, img->naddrs, sizeof(*img->addrs), cmp_addr);
+}
+
+/*
+ * Most images are never asked for a symbol they define: of the hundred
+ * objects mpirun maps, one holds the MPIR symbols, and the names looked
+ * for everywhere are missing everywhere else.  Reading every symbol
+ * table at open was half of a small collection.  The file stays open,
+ * so a file replaced on disk meanwhile does not change the image.
+ */
+void es_image_symbols(const struct es_image *cimg)
+{
+	struct es_image *img = (struct es_image *)cimg;
+	Elf *elf;
+
+	if (img->indexed)
+		return;
+	img->indexed = true;
+	elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		index_symbols(img, elf);
+		elf_end(elf);
+	}
+	close(img->fd);
+	img->fd = -1;
+	free(img->gh);
+	img->gh = NULL;
+}
+
+/* Above this many open files an image is indexed at open. */
+#define ES_MAX_OPEN_FD 512
 
 int es_image_open(const char *path, struct es_image **out)
 {
@@ -383,9 +512,19 @@ int es_image_open(const char *path, struct es_image **out)
 	}
 	img = xcalloc(1, sizeof(*img));
 	img->path = xstrdup(path);
+	img->fd = fd;
 	ret = index_elf(img, elf, path);
+	if (!ret && fd >= ES_MAX_OPEN_FD) {
+		index_symbols(img, elf);
+		img->indexed = true;
+	}
 	elf_end(elf);
-	close(fd);
+	if (img->indexed || ret) {
+		close(fd);
+		img->fd = -1;
+		free(img->gh);
+		img->gh = NULL;
+	}
 	if (ret) {
 		es_image_free(img);
 		return ret;
@@ -400,6 +539,9 @@ void es_image_free(struct es_image *img)
 		return;
 	if (img->map && img->map != MAP_FAILED)
 		munmap((void *)img->map, img->map_size);
+	if (!img->indexed && img->fd >= 0)
+		close(img->fd);
+	free(img->gh);
 	HASH_CLEAR(hh, img->names);
 	while (img->nblocks)
 		free(img->blocks[--img->nblocks]);
@@ -420,6 +562,7 @@ const char *es_image_path(const struct es_image *img)
 
 unsigned es_image_nsyms(const struct es_image *img)
 {
+	es_image_symbols(img);
 	return img->nnames;
 }
 
@@ -491,6 +634,11 @@ int es_lookup_full(const struct es_image *img, const char *name,
 {
 	struct es_name *e;
 
+	if (!img->indexed) {
+		if (img->gh && !gnu_hash_maybe(img, name))
+			return -MD_E_NOSYM;
+		es_image_symbols(img);
+	}
 	HASH_FIND_STR(img->names, name, e);
 	if (!e)
 		return -MD_E_NOSYM;
@@ -511,9 +659,12 @@ int es_lookup(const struct es_image *img, const char *name, uint64_t *value)
 int es_addr_to_name(const struct es_image *img, uint64_t addr,
 		    const char **name, uint64_t *offset)
 {
-	size_t lo = 0, hi = img->naddrs;
+	size_t lo, hi;
 	const struct es_addr *a;
 
+	es_image_symbols(img);
+	lo = 0;
+	hi = img->naddrs;
 	/* Last symbol with value <= addr; the sort puts the preferred name
 	 * first among equal values, so step back to it. */
 	while (lo < hi) {

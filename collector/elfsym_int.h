@@ -34,7 +34,18 @@ struct es_image {
 	size_t map_size;
 	void **blocks;		/* string tables and names, owned */
 	unsigned nblocks;
+	/* The symbols are indexed on the first look-up that needs them
+	 * (es_image_symbols): until then the file stays open (fd), and the
+	 * .gnu.hash of a file whose only symbols are in .dynsym answers
+	 * "not here" without an index (gh NULL: not usable). */
+	bool indexed;
+	int fd;
+	uint32_t *gh;		/* a copy of .gnu.hash */
+	size_t gh_words;
 };
+
+/* The image's symbol index, built now if it was not (not thread-safe). */
+void es_image_symbols(const struct es_image *img);
 
 /* es_cache_get for files listed in maps: a file that is not ELF (locale
  * archives, fonts) or cannot be stat()ed gives -MD_E_INPUT silently. */
