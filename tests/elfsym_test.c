@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../collector/elfsym.h"
+#include "../collector/elfsym_int.h"
 #include "md.h"
 #include "support/elf_fixture.h"
 
@@ -637,4 +638,41 @@ Test(elfsym, read_only_bytes_from_the_file_are_what_the_process_holds)
 	es_view_free(v);
 	es_cache_free(c);
 	free(maps);
+}
+
+/* A stripped library (as distributions ship them): a name it does not
+ * define is refused by its .gnu.hash without reading its symbols; one it
+ * defines is found as in the unstripped file. */
+Test(elfsym, stripped_library_says_not_here_without_an_index)
+{
+	struct pair p = build_pair();
+	char *stripped = xasprintf("%s/libstripped.so", p.dir);
+	struct es_image *full, *img;
+	uint64_t want, got;
+	char name[32];
+
+	cr_assert_eq(ef_sh("strip -o '%s' '%s'", stripped, p.lib), 0);
+	cr_assert_eq(es_image_open(p.lib, &full), 0);
+	cr_assert_eq(es_lookup(full, "lib_func", &want), 0);
+	cr_assert_eq(es_image_open(stripped, &img), 0);
+	cr_expect_not_null(img->gh, "a stripped file's .gnu.hash is used");
+	for (int i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "MPIR_absent_%d", i);
+		cr_expect_eq(es_lookup(img, name, &got), -MD_E_NOSYM);
+	}
+	cr_expect_eq(es_lookup(img, "lib_local", &got), -MD_E_NOSYM,
+		     "a static function is not in .dynsym");
+	cr_expect_not(img->indexed, "no index was needed to say no");
+	cr_assert_eq(es_lookup(img, "lib_func", &got), 0);
+	cr_expect_eq(got, want);
+	cr_expect(img->indexed);
+	cr_assert_eq(es_lookup(img, "lib_only", &got), 0);
+	cr_expect_eq(es_lookup(full, "lib_only", &want), 0);
+	cr_expect_eq(got, want);
+	/* The unstripped file has .symtab: its index is the whole truth. */
+	cr_expect_null(full->gh);
+	es_image_free(full);
+	es_image_free(img);
+	free(stripped);
+	free_pair(&p);
 }
