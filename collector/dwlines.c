@@ -445,7 +445,7 @@ int dl_table_open(const char *elf_path, const struct es_image *syms,
 	else if (df_find(elf_path, NULL, &dbg, &how) != 0)
 		dbg = NULL;	/* names from the symbol table only */
 	ret = 0;
-	if (dbg && (t->memo = dl_memo_open(elf_path, dbg, NULL)))
+	if (dbg && (t->memo = dl_memo_open(elf_path, dbg)))
 		t->later = xstrdup(dbg);
 	else if (dbg)
 		ret = open_dwarf(t, dbg);
@@ -561,8 +561,6 @@ static bool ranges_lookup(struct dl_table *t, uint64_t addr,
 	return false;
 }
 
-/* The table fills its units as addresses ask for them: dl_lookup is
- * const for its callers (the answers do not change), not inside. */
 /* The DWARF that a memo held back, for an address it did not know; a
  * file that cannot be read leaves the names of the symbol table. */
 static void open_later(struct dl_table *t)
@@ -576,6 +574,8 @@ static void open_later(struct dl_table *t)
 	t->build_ns += md_now_ns() - t0;
 }
 
+/* The table fills its units as addresses ask for them: dl_lookup is
+ * const for its callers (the answers do not change), not inside. */
 int dl_lookup(const struct dl_table *ct, uint64_t addr, struct dl_loc *loc)
 {
 	struct dl_table *t = (struct dl_table *)ct;

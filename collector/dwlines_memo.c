@@ -2,7 +2,7 @@
  * dwlines_memo.c - a line table's answers on disk, by build-id (see
  * dwlines_memo.h).
  *
- * The file, DIR/BUILD-ID, is text:
+ * The file, md_cache_dir()/lines/BUILD-ID, is text:
  *
  *   mdlines FORMAT SIZE MTIME_NS DWARF_PATH
  *   ADDR<TAB>RET<TAB>LINE<TAB>FUNC<TAB>FILE
@@ -37,11 +37,6 @@
 #define DL_MEMO_MAX_BYTES (4 << 20)
 #define DL_MEMO_MAX_ENTRIES 20000
 
-struct memo_str {
-	char *s;
-	UT_hash_handle hh;
-};
-
 struct memo_entry {
 	uint64_t addr;
 	struct dl_loc loc;
@@ -54,24 +49,8 @@ struct dl_memo {
 	char *head;		/* its first line, without the '\n' */
 	struct memo_entry *entries;
 	unsigned n;
-	struct memo_str *strs;
 	bool dirty;
 };
-
-static const char *intern(struct dl_memo *m, const char *s)
-{
-	struct memo_str *e;
-
-	if (!s)
-		return NULL;
-	HASH_FIND_STR(m->strs, s, e);
-	if (!e) {
-		e = xmalloc(sizeof(*e));
-		e->s = xstrdup(s);
-		HASH_ADD_KEYPTR(hh, m->strs, e->s, strlen(e->s), e);
-	}
-	return e->s;
-}
 
 static void put(struct dl_memo *m, uint64_t addr, const char *func,
 		const char *file, int line, int ret)
@@ -83,8 +62,9 @@ static void put(struct dl_memo *m, uint64_t addr, const char *func,
 		return;
 	e = xcalloc(1, sizeof(*e));
 	e->addr = addr;
-	e->loc.func = intern(m, func);
-	e->loc.file = intern(m, file);
+	/* A few dozen addresses a library: each entry owns its names. */
+	e->loc.func = func ? xstrdup(func) : NULL;
+	e->loc.file = file ? xstrdup(file) : NULL;
 	e->loc.line = line;
 	e->ret = ret;
 	HASH_ADD(hh, m->entries, addr, sizeof(e->addr), e);
@@ -172,8 +152,7 @@ static void load(struct dl_memo *m)
 	free(buf);
 }
 
-struct dl_memo *dl_memo_open(const char *elf_path, const char *dwarf_path,
-			     const char *dir)
+struct dl_memo *dl_memo_open(const char *elf_path, const char *dwarf_path)
 {
 	const char *off = getenv("MD_NO_LINE_MEMO");
 	struct dl_memo *m;
@@ -185,9 +164,8 @@ struct dl_memo *dl_memo_open(const char *elf_path, const char *dwarf_path,
 	    df_build_id(elf_path, &id) != 0)
 		return NULL;
 	m = xcalloc(1, sizeof(*m));
-	cache = dir ? NULL : md_cache_dir();
-	m->path = dir ? xasprintf("%s/%s", dir, id)
-		      : xasprintf("%s/lines/%s", cache, id);
+	cache = md_cache_dir();
+	m->path = xasprintf("%s/lines/%s", cache, id);
 	m->head = xasprintf("mdlines %d %lld %lld %s", DL_MEMO_FORMAT,
 			    (long long)st.st_size,
 			    (long long)st.st_mtim.tv_sec * 1000000000LL +
@@ -224,8 +202,7 @@ void dl_memo_add(struct dl_memo *m, uint64_t addr, const struct dl_loc *loc,
 
 	if (!plain(loc->func) || !plain(loc->file))
 		return;
-	put(m, addr, ret ? NULL : loc->func, ret ? NULL : loc->file,
-	    ret ? 0 : loc->line, ret ? -MD_E_NOSYM : 0);
+	put(m, addr, loc->func, loc->file, loc->line, ret);
 	m->dirty |= m->n != n;
 }
 
@@ -265,7 +242,6 @@ out:
 void dl_memo_close(struct dl_memo *m)
 {
 	struct memo_entry *e, *t;
-	struct memo_str *s, *st;
 
 	if (!m)
 		return;
@@ -273,12 +249,9 @@ void dl_memo_close(struct dl_memo *m)
 		save(m);
 	HASH_ITER(hh, m->entries, e, t) {
 		HASH_DEL(m->entries, e);
+		free((char *)e->loc.func);
+		free((char *)e->loc.file);
 		free(e);
-	}
-	HASH_ITER(hh, m->strs, s, st) {
-		HASH_DEL(m->strs, s);
-		free(s->s);
-		free(s);
 	}
 	free(m->path);
 	free(m->head);

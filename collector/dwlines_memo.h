@@ -30,14 +30,14 @@ struct dl_memo;
 
 /*
  * The memo of elf_path, whose DWARF is in dwarf_path (elf_path itself or
- * its separate debug file), read from the cache directory dir (NULL:
- * md_cache_dir()/lines).  NULL when the file is not worth a memo (no
- * build-id, small DWARF) or MD_NO_LINE_MEMO is set.
+ * its separate debug file), read from md_cache_dir()/lines.  NULL when
+ * the file is not worth a memo (no build-id, small DWARF) or
+ * MD_NO_LINE_MEMO is set.
  */
-struct dl_memo *dl_memo_open(const char *elf_path, const char *dwarf_path,
-			     const char *dir);
+struct dl_memo *dl_memo_open(const char *elf_path, const char *dwarf_path);
 
-/* Whether addr was answered before: then *loc (strings owned by the memo)
+/* Whether addr was answered before: then *loc (strings owned by the memo,
+ * valid until dl_memo_close)
  * and *ret (0 or -MD_E_NOSYM, what dl_lookup returned). */
 bool dl_memo_find(struct dl_memo *m, uint64_t addr, struct dl_loc *loc,
 		  int *ret);
