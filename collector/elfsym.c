@@ -469,6 +469,16 @@ static void index_symbols(struct es_image *img, Elf *elf)
  * table at open was half of a small collection.  The file stays open,
  * so a file replaced on disk meanwhile does not change the image.
  */
+/* After the index: the file and its hash table are no longer needed. */
+static void drop_file(struct es_image *img)
+{
+	if (img->fd >= 0)
+		close(img->fd);
+	img->fd = -1;
+	free(img->gh);
+	img->gh = NULL;
+}
+
 void es_image_symbols(const struct es_image *cimg)
 {
 	struct es_image *img = (struct es_image *)cimg;
@@ -482,10 +492,7 @@ void es_image_symbols(const struct es_image *cimg)
 		index_symbols(img, elf);
 		elf_end(elf);
 	}
-	close(img->fd);
-	img->fd = -1;
-	free(img->gh);
-	img->gh = NULL;
+	drop_file(img);
 }
 
 /* Above this many open files an image is indexed at open. */
@@ -519,12 +526,8 @@ int es_image_open(const char *path, struct es_image **out)
 		img->indexed = true;
 	}
 	elf_end(elf);
-	if (img->indexed || ret) {
-		close(fd);
-		img->fd = -1;
-		free(img->gh);
-		img->gh = NULL;
-	}
+	if (img->indexed || ret)
+		drop_file(img);
 	if (ret) {
 		es_image_free(img);
 		return ret;
@@ -539,9 +542,7 @@ void es_image_free(struct es_image *img)
 		return;
 	if (img->map && img->map != MAP_FAILED)
 		munmap((void *)img->map, img->map_size);
-	if (!img->indexed && img->fd >= 0)
-		close(img->fd);
-	free(img->gh);
+	drop_file(img);
 	HASH_CLEAR(hh, img->names);
 	while (img->nblocks)
 		free(img->blocks[--img->nblocks]);
@@ -580,7 +581,9 @@ static const unsigned char *image_map(struct es_image *img)
 	if (img->map)
 		return img->map;
 	img->map = MAP_FAILED;
-	fd = open(img->path, O_RDONLY | O_CLOEXEC);
+	/* The file opened by es_image_open while it is still open. */
+	fd = img->fd >= 0 ? fcntl(img->fd, F_DUPFD_CLOEXEC, 0)
+			  : open(img->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return img->map;
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
