@@ -382,6 +382,15 @@ const char *snap_status_name(enum snap_op_status st);
 const char *snap_source_name(enum snap_op_source src);
 const char *snap_topo_name(enum snap_topo t);		/* "cart", ... */
 const char *snap_track_kind_name(enum snap_track_kind k);
+/* The same names, indexed by the value, each list NULL-ended (what the
+ * reader accepts). */
+extern const char *const snap_state_names[];
+extern const char *const snap_progress_names[];
+extern const char *const snap_op_kind_names[];
+extern const char *const snap_status_names[];
+extern const char *const snap_source_names[];
+extern const char *const snap_topo_names[];
+extern const char *const snap_track_kind_names[];
 
 /*
  * Write s to f in the snapshot format.  Returns 0 or -MD_E_SYS (error

@@ -389,60 +389,6 @@ int snap_comm_intern_shared(struct snap *s, uint64_t id, const char *name,
 	return comm_intern(s, id, name, size, group, group);
 }
 
-const char *snap_state_name(enum snap_rank_state st)
-{
-	switch (st) {
-	case SNAP_RANK_COLLECTED:
-		return "collected";
-	case SNAP_RANK_GONE:
-		return "gone";
-	case SNAP_RANK_UNREAD:
-		return "unread";
-	case SNAP_RANK_REMOTE:
-		return "remote";
-	}
-	return "?";
-}
-
-const char *snap_progress_name(enum snap_progress p)
-{
-	switch (p) {
-	case SNAP_PROGRESS_UNKNOWN:
-		return "unknown";
-	case SNAP_PROGRESS_STABLE:
-		return "stable";
-	case SNAP_PROGRESS_CHANGED:
-		return "changed";
-	}
-	return "?";
-}
-
-const char *snap_op_kind_name(enum snap_op_kind k)
-{
-	switch (k) {
-	case SNAP_OP_SEND:
-		return "send";
-	case SNAP_OP_RECV:
-		return "recv";
-	case SNAP_OP_UNEXPECTED:
-		return "unexpected";
-	}
-	return "?";
-}
-
-const char *snap_status_name(enum snap_op_status st)
-{
-	switch (st) {
-	case SNAP_ST_PENDING:
-		return "pending";
-	case SNAP_ST_MATCHED:
-		return "matched";
-	case SNAP_ST_COMPLETE:
-		return "complete";
-	}
-	return "?";
-}
-
 void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
 			const int *first, const int *nbr)
 {
@@ -464,28 +410,59 @@ void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
 		memcpy(c->nbr, nbr, n * sizeof(int));
 }
 
-const char *snap_topo_name(enum snap_topo t)
-{
-	static const char *const names[] = { "none", "cart", "graph",
-					     "dist_graph" };
+const char *const snap_state_names[] = { "collected", "gone", "unread",
+					  "remote", NULL };
+const char *const snap_progress_names[] = { "unknown", "stable", "changed",
+					     NULL };
+const char *const snap_op_kind_names[] = { "send", "recv", "unexpected",
+					    NULL };
+const char *const snap_status_names[] = { "pending", "matched", "complete",
+					   NULL };
+const char *const snap_source_names[] = { "dll", "ob1", NULL };
+const char *const snap_topo_names[] = { "none", "cart", "graph",
+					 "dist_graph", NULL };
+const char *const snap_track_kind_names[] = { "post", "init", "coll", NULL };
 
-	return (unsigned)t < 4 ? names[t] : "?";
+/* names[i], or "?" for a value past the list. */
+static const char *name_of(const char *const *names, unsigned i)
+{
+	for (unsigned k = 0; names[k]; k++)
+		if (k == i)
+			return names[k];
+	return "?";
+}
+
+const char *snap_state_name(enum snap_rank_state st)
+{
+	return name_of(snap_state_names, st);
+}
+
+const char *snap_progress_name(enum snap_progress p)
+{
+	return name_of(snap_progress_names, p);
+}
+
+const char *snap_op_kind_name(enum snap_op_kind k)
+{
+	return name_of(snap_op_kind_names, k);
+}
+
+const char *snap_status_name(enum snap_op_status st)
+{
+	return name_of(snap_status_names, st);
 }
 
 const char *snap_source_name(enum snap_op_source src)
 {
-	return src == SNAP_SRC_OB1 ? "ob1" : "dll";
+	return name_of(snap_source_names, src);
+}
+
+const char *snap_topo_name(enum snap_topo t)
+{
+	return name_of(snap_topo_names, t);
 }
 
 const char *snap_track_kind_name(enum snap_track_kind k)
 {
-	switch (k) {
-	case SNAP_TRACK_POST:
-		return "post";
-	case SNAP_TRACK_INIT:
-		return "init";
-	case SNAP_TRACK_COLL:
-		return "coll";
-	}
-	return "?";
+	return name_of(snap_track_kind_names, k);
 }

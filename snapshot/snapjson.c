@@ -1,7 +1,7 @@
 /*
  * snapjson.c - one snapshot line parsed by yajl into a flat tree of
- * nodes (no malloc per value), typed access to them, and the reader's
- * one-line error messages (file:line:column).
+ * nodes (no malloc per value), the fields of the tables read from them,
+ * and the reader's one-line error messages (file:line:column).
  */
 #include "snapjson.h"
 
@@ -29,6 +29,20 @@ struct snapjs_parse {
 	size_t keyat;		/* where the search for the key starts */
 	const char *cancel;	/* why a callback stopped the parse */
 };
+
+/* A key's hash: cheap, and folded to a constant for a literal key. */
+static inline uint32_t key_hash(const char *key, size_t len)
+{
+	return len ? (uint32_t)len | (uint32_t)(unsigned char)key[0] << 8 |
+			     (uint32_t)(unsigned char)key[len / 2] << 16 |
+			     (uint32_t)(unsigned char)key[len - 1] << 24
+		   : 0;
+}
+
+static inline uint64_t kbit(uint32_t h)
+{
+	return 1ULL << ((h * 0x9e3779b1U) >> 26);
+}
 
 int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 {
@@ -113,7 +127,7 @@ static struct snapjs_node *node(struct snapjs *j, int type)
 		*last = idx;
 		parent->n++;
 		if (parent->type == SNAPJS_OBJ) {
-			uint64_t bit = snapjs_kbit(p->khash);
+			uint64_t bit = kbit(p->khash);
 
 			n->key = p->key;
 			n->khash = p->khash;
@@ -225,7 +239,7 @@ static int cb_key(void *ctx, const unsigned char *k, size_t len)
 
 	p->keyat = p->prev;
 	p->key = copy(j, k, len);
-	p->khash = snapjs_khash(p->key, len);
+	p->khash = key_hash(p->key, len);
 	p->klen = (uint32_t)len;
 	p->prev = yajl_get_bytes_consumed(p->h);
 	return 1;
@@ -328,10 +342,10 @@ const struct snapjs_node *snapjs_find(struct snapjs *j,
 				      const char *key, size_t len)
 {
 	const struct snapjs_node *n, *found = NULL;
-	uint32_t khash = snapjs_khash(key, len);
+	uint32_t khash = key_hash(key, len);
 	int start;
 
-	if (!(o->kbits & snapjs_kbit(khash)))
+	if (!(o->kbits & kbit(khash)))
 		return NULL;
 	if (o->kshared) {	/* the last of equal keys counts */
 		for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
@@ -357,96 +371,50 @@ const struct snapjs_node *snapjs_find(struct snapjs *j,
 	return found && found->type != SNAPJS_NULL ? found : NULL;
 }
 
-static const struct snapjs_node *get_typed(struct snapjs *j,
-					   const struct snapjs_node *o,
-					   const char *key, int type,
-					   const char *what, int *ret)
-{
-	const struct snapjs_node *n = snapjs_get(j, o, key);
 
-	*ret = 0;
-	if (n && n->type != type) {
-		*ret = snapjs_fail(j, snapjs_col(j, n), "\"%s\" must be %s",
-				   key, what);
-		return NULL;
-	}
-	return n;
+int snapjs_check(struct snapjs *j, const struct snapjs_node *n,
+		 const char *key, int type, int max)
+{
+	static const char *const what[] = {
+		[SNAPJS_BOOL] = "true or false", [SNAPJS_NUM] = "an integer",
+		[SNAPJS_STR] = "a string", [SNAPJS_ARR] = "an array",
+		[SNAPJS_OBJ] = "an object",
+	};
+
+	if (n && n->type != type)
+		return snapjs_fail(j, snapjs_col(j, n), "\"%s\" must be %s",
+				   key, what[type]);
+	if (n && type == SNAPJS_ARR && n->n > max)
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "\"%s\" has %d entries, at most %d are "
+				   "allowed",
+				   key, n->n, max);
+	return 0;
 }
 
-/* what: "\"key\"" or a description, already quoted. */
-static int int_range(struct snapjs *j, const struct snapjs_node *n,
-		     const char *pre, const char *what, const char *post,
-		     int64_t min, int64_t max, int64_t *out)
+int snapjs_num(struct snapjs *j, const struct snapjs_node *n,
+	       const char *key, const char *what, int64_t min, int64_t max,
+	       int64_t *out)
 {
-	int64_t v = 0;
-
-	if (n->type != SNAPJS_NUM || !n->integer)
-		return snapjs_fail(j, snapjs_col(j, n),
-				   "%s%s%s must be an integer", pre, what,
-				   post);
-	if (!n->big && n->u <= (uint64_t)INT64_MAX + n->neg)
-		v = !n->neg		     ? (int64_t)n->u
+	bool fits = n->type == SNAPJS_NUM && n->integer && !n->big &&
+		    n->u <= (uint64_t)INT64_MAX + n->neg;
+	int64_t v = !fits		? 0
+		    : !n->neg		? (int64_t)n->u
 		    : n->u > INT64_MAX ? INT64_MIN
 				       : -(int64_t)n->u;
-	if (n->big || n->u > (uint64_t)INT64_MAX + n->neg || v < min ||
-	    v > max)
-		return snapjs_fail(j, snapjs_col(j, n),
-				   "%s%s%s %s is out of range (%" PRId64
-				   "..%" PRId64 ")",
-				   pre, what, post, n->s, min, max);
-	*out = v;
-	return 0;
-}
+	char name[80];
 
-int snapjs_int_node(struct snapjs *j, const struct snapjs_node *n,
-		    const char *what, int64_t min, int64_t max, int64_t *out)
-{
-	return int_range(j, n, "", what, "", min, max, out);
-}
-
-int snapjs_int(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, int64_t min, int64_t max, int def, int *out)
-{
-	const struct snapjs_node *n = snapjs_get(j, o, key);
-	int64_t v;
-
-	*out = def;
-	if (!n)
+	if (fits && v >= min && v <= max) {
+		*out = v;
 		return 0;
-	if (int_range(j, n, "\"", key, "\"", min, max, &v))
-		return -MD_E_INPUT;
-	*out = (int)v;
-	return 0;
-}
-
-int snapjs_i64(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, int64_t *out)
-{
-	const struct snapjs_node *n = snapjs_get(j, o, key);
-
-	*out = 0;
-	if (!n)
-		return 0;
-	return int_range(j, n, "\"", key, "\"", INT64_MIN, INT64_MAX, out);
-}
-
-int snapjs_u64(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, uint64_t *out)
-{
-	const struct snapjs_node *n = snapjs_get(j, o, key);
-
-	*out = 0;
-	if (!n)
-		return 0;
+	}
+	snprintf(name, sizeof(name), "\"%s\"", key);
 	if (n->type != SNAPJS_NUM || !n->integer)
-		return snapjs_fail(j, snapjs_col(j, n),
-				   "\"%s\" must be an integer", key);
-	if (n->big || (n->neg && n->u))
-		return snapjs_fail(j, snapjs_col(j, n),
-				   "\"%s\" %s is out of range (0..%" PRIu64 ")",
-				   key, n->s, UINT64_MAX);
-	*out = n->u;
-	return 0;
+		return snapjs_fail(j, snapjs_col(j, n), "%s must be an integer",
+				   what ? what : name);
+	return snapjs_fail(j, snapjs_col(j, n),
+			   "%s %s is out of range (%" PRId64 "..%" PRId64 ")",
+			   what ? what : name, n->s, min, max);
 }
 
 /* Interning costs a hash of the whole string and a probe: the cache in
@@ -472,39 +440,28 @@ const char *snapjs_intern(struct snapjs *j, const struct snapjs_node *n)
 	return j->cache[h].s;
 }
 
-int snapjs_str(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, const char **out)
+static int read_u64(struct snapjs *j, const struct snapjs_node *n,
+		    const char *key, uint64_t *out)
 {
-	int ret;
-	const struct snapjs_node *n =
-		get_typed(j, o, key, SNAPJS_STR, "a string", &ret);
-
-	*out = n ? snapjs_intern(j, n) : NULL;
-	return ret;
+	if (n->type != SNAPJS_NUM || !n->integer)
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "\"%s\" must be an integer", key);
+	if (n->big || (n->neg && n->u))
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "\"%s\" %s is out of range (0..%" PRIu64 ")",
+				   key, n->s, UINT64_MAX);
+	*out = n->u;
+	return 0;
 }
 
-int snapjs_bool(struct snapjs *j, const struct snapjs_node *o,
-		const char *key, bool *out)
+static int read_addr(struct snapjs *j, const struct snapjs_node *n,
+		     const char *key, uint64_t *out)
 {
-	int ret;
-	const struct snapjs_node *n =
-		get_typed(j, o, key, SNAPJS_BOOL, "true or false", &ret);
-
-	*out = n && n->b;
-	return ret;
-}
-
-int snapjs_addr(struct snapjs *j, const struct snapjs_node *o,
-		const char *key, uint64_t *out)
-{
-	int ret;
-	const struct snapjs_node *n = get_typed(
-		j, o, key, SNAPJS_STR, "a hex string \"0x...\"", &ret);
 	uint64_t v = 0;
 
-	*out = 0;
-	if (!n)
-		return ret;
+	if (n->type != SNAPJS_STR)
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "\"%s\" must be a hex string \"0x...\"", key);
 	if (n->len < 3 || n->len > 18 || n->s[0] != '0' || n->s[1] != 'x')
 		goto bad;
 	for (size_t i = 2; i < n->len; i++) {
@@ -527,47 +484,120 @@ bad:
 			   key, n->s);
 }
 
-int snapjs_enum(struct snapjs *j, const struct snapjs_node *o,
-		const char *key, const char *(*names)(int), int n, int def,
-		int *out)
+static int read_enum(struct snapjs *j, const struct snapjs_node *n,
+		     const char *key, const char *const *names, int *out)
 {
-	int ret;
-	const struct snapjs_node *v =
-		get_typed(j, o, key, SNAPJS_STR, "a string", &ret);
-
-	*out = def;
-	if (!v)
-		return ret;
-	for (int i = 0; i < n; i++)
-		if (strcmp(names(i), v->s) == 0) {
+	if (snapjs_check(j, n, key, SNAPJS_STR, 0))
+		return -MD_E_INPUT;
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], n->s) == 0) {
 			*out = i;
 			return 0;
 		}
-	return snapjs_fail(j, snapjs_col(j, v),
-			   "\"%s\" \"%.40s\" is not a known value", key, v->s);
+	return snapjs_fail(j, snapjs_col(j, n),
+			   "\"%s\" \"%.40s\" is not a known value", key, n->s);
 }
 
-int snapjs_array(struct snapjs *j, const struct snapjs_node *o,
-		 const char *key, int max, const struct snapjs_node **a)
+/* The entries of an array of objects, in an array of the pool. */
+static int read_list(struct snapread *r, const struct snapjs_field *f,
+		     const struct snapjs_node *a, void *base)
 {
-	int ret;
+	const struct snapjs_list *l = f->sub;
+	struct snapjs *j = &r->j;
+	const struct snapjs_node *e;
+	char *entry;
+	int i = 0;
 
-	*a = get_typed(j, o, key, SNAPJS_ARR, "an array", &ret);
-	if (*a && (*a)->n > max) {
-		ret = snapjs_fail(j, snapjs_col(j, (*a)),
-				  "\"%s\" has %d entries, at most %d are "
-				  "allowed",
-				  key, (*a)->n, max);
-		*a = NULL;
+	if (snapjs_check(j, a, f->key, SNAPJS_ARR, l->max))
+		return -MD_E_INPUT;
+	if (!a || !a->n)
+		return 0;
+	entry = snap_alloc(j->mem, (size_t)a->n * l->size);
+	*(void **)((char *)base + f->off) = entry;
+	*(int *)((char *)base + f->count) = a->n;
+	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e), i++) {
+		if (l->at_op)
+			j->at_op = i;
+		if (e->type != SNAPJS_OBJ)
+			return snapjs_fail(j, snapjs_col(j, e),
+					   "%s must be an object", l->what);
+		if (l->need && !snapjs_find(j, e, l->need, strlen(l->need)))
+			return snapjs_fail(j, snapjs_col(j, e),
+					   "%s needs a \"%s\"", l->what,
+					   l->need);
+		if (snapjs_fields(r, e, l->fields, entry + i * l->size) ||
+		    (l->check && l->check(r, e, entry + i * l->size)))
+			return -MD_E_INPUT;
 	}
-	return ret;
+	if (l->at_op)
+		j->at_op = -1;
+	return 0;
 }
 
-int snapjs_object(struct snapjs *j, const struct snapjs_node *o,
-		  const char *key, const struct snapjs_node **sub)
+static int64_t limit(const struct snapread *r, int64_t max)
 {
-	int ret;
+	return max == SJ_NRANKS	     ? r->nranks
+	       : max == SJ_LAST_RANK ? r->nranks - 1
+	       : max == SJ_LAST_COMM ? r->ncomms - 1
+				     : max;
+}
 
-	*sub = get_typed(j, o, key, SNAPJS_OBJ, "an object", &ret);
-	return ret;
+static int read_field(struct snapread *r, const struct snapjs_field *f,
+		      const struct snapjs_node *n, void *base)
+{
+	struct snapjs *j = &r->j;
+	void *p = (char *)base + f->off;
+	int64_t v;
+
+	if (f->kind == SJ_INT || f->kind == SJ_ENUM)
+		*(int *)p = f->def;
+	if (!n && f->kind != SJ_OBJ && f->kind != SJ_LIST && f->kind != SJ_FN)
+		return 0;
+	switch (f->kind) {
+	case SJ_INT:
+		if (snapjs_num(j, n, f->key, NULL, f->min, limit(r, f->max),
+			       &v))
+			return -MD_E_INPUT;
+		*(int *)p = (int)v;
+		return 0;
+	case SJ_I64:
+		return snapjs_num(j, n, f->key, NULL, INT64_MIN, INT64_MAX, p);
+	case SJ_U64:
+		return read_u64(j, n, f->key, p);
+	case SJ_STR:
+		if (snapjs_check(j, n, f->key, SNAPJS_STR, 0))
+			return -MD_E_INPUT;
+		*(const char **)p = snapjs_intern(j, n);
+		return 0;
+	case SJ_BOOL:
+		if (snapjs_check(j, n, f->key, SNAPJS_BOOL, 0))
+			return -MD_E_INPUT;
+		*(bool *)p = n->b;
+		return 0;
+	case SJ_ADDR:
+		return read_addr(j, n, f->key, p);
+	case SJ_ENUM:
+		return read_enum(j, n, f->key, f->sub, p);
+	case SJ_OBJ:
+		if (snapjs_check(j, n, f->key, SNAPJS_OBJ, 0))
+			return -MD_E_INPUT;
+		return snapjs_fields(r, n, f->sub, base);
+	case SJ_LIST:
+		return read_list(r, f, n, base);
+	case SJ_FN:
+		return f->fn(r, f, n, base);
+	}
+	return 0;
+}
+
+int snapjs_fields(struct snapread *r, const struct snapjs_node *o,
+		  const struct snapjs_field *f, void *base)
+{
+	for (; f->key; f++)
+		if (read_field(r, f,
+			       o ? snapjs_find(&r->j, o, f->key, f->klen)
+				 : NULL,
+			       base))
+			return -MD_E_INPUT;
+	return 0;
 }

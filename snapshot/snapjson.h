@@ -1,17 +1,16 @@
 /*
  * snapjson.h - private to the snapshot reader: one line of JSON parsed by
- * yajl into a flat tree of nodes, and typed, checked access to them.
+ * yajl into a flat tree of nodes, and tables of fields
+ * (struct snapjs_field) that say how an object's keys go into a struct.
  *
  * The nodes and the strings of a line live in arrays the reader reuses
  * from line to line: nothing is allocated per value, and a node is valid
- * until the next line is parsed.  Keys the reader does not ask for are
- * parsed and ignored (room for additions within a format version).
- *
- * Every snapjs_* getter takes the object node and a key, leaves the
- * default in *out when the key is absent or null and returns 0, or
- * reports one error line naming the file, line, column (of the key) and
- * what was wrong and returns -MD_E_INPUT.  Where several keys are equal
- * the last one counts.
+ * until the next line is parsed.  Keys no table names are parsed and
+ * ignored (room for additions within a format version).  A key that is
+ * absent or null takes its default; where several keys are equal the
+ * last one counts.  Every error is one line naming the file, line,
+ * column (of the key) and what was wrong; the functions then return
+ * -MD_E_INPUT.
  */
 #ifndef MD_SNAPJSON_H
 #define MD_SNAPJSON_H
@@ -73,9 +72,9 @@ struct snapjs {
 	char *text;		/* the line's strings, NUL-ended */
 	size_t textlen, textcap;
 	struct snapjs_parse *p;
-	/* Where the last lookup in an object ended: the reader asks for
-	 * keys mostly in the order the writer wrote them, so the next one
-	 * is usually the next key. */
+	/* Where the last lookup in an object ended: the tables name keys
+	 * in the order the writer writes them, so the next one is usually
+	 * the next key. */
 	const struct snapjs_node *hint_obj;
 	int hint_next;
 	/* The last strings interned, by a cheap hash of their bytes: most
@@ -101,27 +100,13 @@ int snapjs_col(const struct snapjs *j, const struct snapjs_node *n);
 int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* A key's hash: cheap, and folded to a constant for a literal key. */
-static inline uint32_t snapjs_khash(const char *key, size_t len)
-{
-	return len ? (uint32_t)len | (uint32_t)(unsigned char)key[0] << 8 |
-			     (uint32_t)(unsigned char)key[len / 2] << 16 |
-			     (uint32_t)(unsigned char)key[len - 1] << 24
-		   : 0;
-}
-
-static inline uint64_t snapjs_kbit(uint32_t khash)
-{
-	return 1ULL << ((khash * 0x9e3779b1U) >> 26);
-}
-
+/* The last child of object o named key (len bytes), NULL if none or
+ * null. */
 const struct snapjs_node *snapjs_find(struct snapjs *j,
 				      const struct snapjs_node *o,
 				      const char *key, size_t len);
-/* The last child of object o named key, NULL if none (or null). */
 static inline const struct snapjs_node *
-snapjs_get(struct snapjs *j, const struct snapjs_node *o,
-	   const char *key)
+snapjs_get(struct snapjs *j, const struct snapjs_node *o, const char *key)
 {
 	return snapjs_find(j, o, key, __builtin_strlen(key));
 }
@@ -137,47 +122,88 @@ snapjs_first(const struct snapjs *j, const struct snapjs_node *n)
 	return n->first ? &j->nodes[n->first] : NULL;
 }
 
-/* An integer in min..max (default def). */
-int snapjs_int(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, int64_t min, int64_t max, int def, int *out);
-/* The same for a node of its own (an array entry); what names it. */
-int snapjs_int_node(struct snapjs *j, const struct snapjs_node *n,
-		    const char *what, int64_t min, int64_t max, int64_t *out);
-int snapjs_i64(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, int64_t *out);
-/* A non-negative integer up to UINT64_MAX (default 0). */
-int snapjs_u64(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, uint64_t *out);
-/* A string, interned in j->s (default NULL). */
-int snapjs_str(struct snapjs *j, const struct snapjs_node *o,
-	       const char *key, const char **out);
+/* n (NULL: absent, fine) is of type (SNAPJS_ARR: of at most max
+ * entries); key names it in the message. */
+int snapjs_check(struct snapjs *j, const struct snapjs_node *n,
+		 const char *key, int type, int max);
+/* An integer in min..max; what names it ("a \"group\" entry"), or if
+ * NULL the quoted key does. */
+int snapjs_num(struct snapjs *j, const struct snapjs_node *n,
+	       const char *key, const char *what, int64_t min, int64_t max,
+	       int64_t *out);
+/* A string node interned in j->s. */
 const char *snapjs_intern(struct snapjs *j, const struct snapjs_node *n);
-int snapjs_bool(struct snapjs *j, const struct snapjs_node *o,
-		const char *key, bool *out);
-/* A "0x..." hex string of up to 64 bits (default 0). */
-int snapjs_addr(struct snapjs *j, const struct snapjs_node *o,
-		const char *key, uint64_t *out);
-/* A string that is names(i) for some i < n: *out = i (default def). */
-int snapjs_enum(struct snapjs *j, const struct snapjs_node *o,
-		const char *key, const char *(*names)(int), int n, int def,
-		int *out);
-/* An array of at most max entries: *a (NULL if absent). */
-int snapjs_array(struct snapjs *j, const struct snapjs_node *o,
-		 const char *key, int max, const struct snapjs_node **a);
-/* An object: *sub (NULL if absent). */
-int snapjs_object(struct snapjs *j, const struct snapjs_node *o,
-		  const char *key, const struct snapjs_node **sub);
+
+/* How a field is read and stored. */
+enum snapjs_kind {
+	SJ_INT,		/* int in min..max, def if absent */
+	SJ_I64,		/* int64_t */
+	SJ_U64,		/* uint64_t, not negative */
+	SJ_STR,		/* const char *, interned; NULL if absent */
+	SJ_BOOL,	/* bool */
+	SJ_ADDR,	/* uint64_t from "0x..." */
+	SJ_ENUM,	/* an int: the index of the string in sub's names
+			 * (NULL-ended), def if absent */
+	SJ_OBJ,		/* an object whose fields (sub) go in the same
+			 * struct */
+	SJ_LIST,	/* an array of objects (sub: struct snapjs_list) */
+	SJ_FN,		/* fn reads it */
+};
+
+/* Limits the header sets, for an SJ_INT's max. */
+#define SJ_NRANKS (INT64_MAX - 1)	/* nranks */
+#define SJ_LAST_RANK (INT64_MAX - 2)	/* nranks - 1 */
+#define SJ_LAST_COMM (INT64_MAX - 3)	/* ncomms - 1 */
+
+struct snapread;
+
+/* One key of an object; a table ends with a NULL key. */
+struct snapjs_field {
+	const char *key;
+	size_t klen;
+	enum snapjs_kind kind;
+	size_t off;		/* of the value in the struct */
+	int64_t min, max;	/* SJ_INT */
+	int def;		/* SJ_INT, SJ_ENUM */
+	const void *sub;	/* SJ_ENUM, SJ_OBJ, SJ_LIST */
+	size_t count;		/* SJ_LIST: offset of the int count */
+	/* SJ_FN: n is NULL if absent, base the struct. */
+	int (*fn)(struct snapread *r, const struct snapjs_field *f,
+		  const struct snapjs_node *n, void *base);
+};
+
+#define SJ_FIELD(k, kd, type, field, ...)                              \
+	{ .key = k, .klen = sizeof(k) - 1, .kind = kd,                \
+	  .off = offsetof(type, field), __VA_ARGS__ }
+/* An object read into the same struct, or a key read by a function. */
+#define SJ_SUB(k, fields) \
+	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_OBJ, .sub = fields }
+#define SJ_CALL(k, f) \
+	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_FN, .fn = f }
+
+/* An array's entries: objects of size bytes in an array of the pool
+ * (a pointer at the field's off, their count at count). */
+struct snapjs_list {
+	const struct snapjs_field *fields;
+	size_t size;
+	int max;		/* entries */
+	const char *what;	/* "an \"ops\" entry", for messages */
+	const char *need;	/* a key each entry must have, or NULL */
+	bool at_op;		/* messages say "op N: " */
+	/* Checks between the fields of an entry, or NULL. */
+	int (*check)(struct snapread *r, const struct snapjs_node *o,
+		     void *entry);
+};
+
+/* Read o's fields (o NULL: all defaults) into the struct at base. */
+int snapjs_fields(struct snapread *r, const struct snapjs_node *o,
+		  const struct snapjs_field *f, void *base);
 
 /* A rank line (snapread_rank.c): checked against the header's counts
- * and the communicators read before it, stored in s->ranks[rank]. */
-struct snapread;
+ * and the communicators read before it, stored in s->ranks. */
 int snapread_rank(struct snapread *r, const struct snapjs_node *o);
 /* Room in s->ranks for the rank at index idx (snapread_rank.c). */
 void snapread_reserve(struct snapread *r, int idx);
-/* The rank line's "track" object, libmdtrack.so's records, into k
- * (snapread_track.c). */
-int snapread_track(struct snapread *r, const struct snapjs_node *o,
-		   struct snap_rank *k);
 
 /* The reader's state between lines (snapread.c). */
 struct snapread {

@@ -28,36 +28,63 @@
 /* The shortest possible rank or communicator line, `{"rank":0}`. */
 #define RD_MIN_LINE 10
 
-static int header_strings(struct snapread *r, const struct snapjs_node *o)
-{
-	struct snapjs *j = &r->j;
-	struct snap *s = j->s;
+#define HD(k, kd, field, ...) SJ_FIELD(k, kd, struct snap, field, __VA_ARGS__)
 
-	if (snapjs_str(j, o, "tool", &s->tool) ||
-	    snapjs_str(j, o, "host", &s->host) ||
-	    snapjs_str(j, o, "starter", &s->starter) ||
-	    snapjs_str(j, o, "mpi", &s->mpi) ||
-	    snapjs_str(j, o, "implementation", &s->impl) ||
-	    snapjs_str(j, o, "dll", &s->dll) ||
-	    snapjs_str(j, o, "types", &s->types))
-		return -MD_E_INPUT;
-	return 0;
-}
+static const struct snapjs_field header_fields[] = {
+	HD("time", SJ_I64, time),
+	HD("tool", SJ_STR, tool),
+	HD("host", SJ_STR, host),
+	HD("starter", SJ_STR, starter),
+	HD("mpi", SJ_STR, mpi),
+	HD("implementation", SJ_STR, impl),
+	HD("dll", SJ_STR, dll),
+	HD("types", SJ_STR, types),
+	HD("starter_pid", SJ_INT, starter_pid, .max = INT_MAX),
+	HD("looks", SJ_INT, looks, .max = INT_MAX),
+	HD("interval_ms", SJ_INT, interval_ms, .max = INT_MAX),
+	{ NULL },
+};
 
-/* nranks and ncomms size the allocations: check them against the input
+/* nranks and ncomms size the allocations: checked against the input
  * before anything is allocated. */
-static int header_counts(struct snapread *r, const struct snapjs_node *o)
+#define RD(k, field, ...) \
+	SJ_FIELD(k, SJ_INT, struct snapread, field, __VA_ARGS__)
+
+static const struct snapjs_field count_fields[] = {
+	RD("nranks", nranks, .max = RD_MAX_RANKS),
+	RD("ncomms", ncomms, .max = RD_MAX_RANKS),
+	RD("held", held, .max = SJ_NRANKS, .def = -1),
+	{ NULL },
+};
+
+static int read_header(struct snapread *r, const struct snapjs_node *o)
 {
 	struct snapjs *j = &r->j;
+	const struct snapjs_node *v = snapjs_get(j, o, "version");
+	const struct snapjs_node *f = snapjs_get(j, o, "format");
 	const char *missing = !snapjs_get(j, o, "nranks") ? "nranks"
 			      : !snapjs_get(j, o, "ncomms") ? "ncomms"
 							    : NULL;
+	int64_t version = -1;
 
+	if (!f || f->type != SNAPJS_STR || strcmp(f->s, SNAP_FORMAT) != 0)
+		return snapjs_fail(j, f ? snapjs_col(j, f) : 1,
+				   "not an mpi-deadlock snapshot: the first "
+				   "line must say \"format\":\"%s\"",
+				   SNAP_FORMAT);
+	if (v && snapjs_num(j, v, "version", NULL, INT_MIN, INT_MAX, &version))
+		return -MD_E_INPUT;
+	if (version != SNAP_VERSION)
+		return snapjs_fail(j, v ? snapjs_col(j, v) : 1,
+				   "snapshot version %d is not supported: "
+				   "this mpi-deadlock reads version %d",
+				   (int)version, SNAP_VERSION);
+	if (snapjs_fields(r, o, header_fields, j->s))
+		return -MD_E_INPUT;
+	r->have_header = true;
 	if (missing)
 		return snapjs_fail(j, 1, "the header has no \"%s\"", missing);
-	if (snapjs_int(j, o, "nranks", 0, RD_MAX_RANKS, 0, &r->nranks) ||
-	    snapjs_int(j, o, "ncomms", 0, RD_MAX_RANKS, 0, &r->ncomms) ||
-	    snapjs_int(j, o, "held", 0, r->nranks, -1, &r->held))
+	if (snapjs_fields(r, o, count_fields, r))
 		return -MD_E_INPUT;
 	r->last_rank = -1;
 	if (r->held >= 0)
@@ -72,36 +99,6 @@ static int header_counts(struct snapread *r, const struct snapjs_node *o)
 				   r->nranks, r->ncomms, r->size);
 	r->group_budget = 64 * (int64_t)r->nranks + (1 << 20);
 	return 0;
-}
-
-static int read_header(struct snapread *r, const struct snapjs_node *o)
-{
-	struct snapjs *j = &r->j;
-	const struct snapjs_node *v = snapjs_get(j, o, "version");
-	const struct snapjs_node *f = snapjs_get(j, o, "format");
-	int version;
-
-	if (!f || f->type != SNAPJS_STR || strcmp(f->s, SNAP_FORMAT) != 0)
-		return snapjs_fail(j, f ? snapjs_col(j, f) : 1,
-				   "not an mpi-deadlock snapshot: the first "
-				   "line must say \"format\":\"%s\"",
-				   SNAP_FORMAT);
-	if (snapjs_int(j, o, "version", INT_MIN, INT_MAX, -1, &version))
-		return -MD_E_INPUT;
-	if (version != SNAP_VERSION)
-		return snapjs_fail(j, v ? snapjs_col(j, v) : 1,
-				   "snapshot version %d is not supported: "
-				   "this mpi-deadlock reads version %d",
-				   version, SNAP_VERSION);
-	if (snapjs_i64(j, o, "time", &j->s->time) || header_strings(r, o) ||
-	    snapjs_int(j, o, "starter_pid", 0, INT_MAX, 0,
-		       &j->s->starter_pid) ||
-	    snapjs_int(j, o, "looks", 0, INT_MAX, 0, &j->s->looks) ||
-	    snapjs_int(j, o, "interval_ms", 0, INT_MAX, 0,
-		       &j->s->interval_ms))
-		return -MD_E_INPUT;
-	r->have_header = true;
-	return header_counts(r, o);
 }
 
 /* "0-1023,2048" into out (NULL: only count); *n gets the entry count,
@@ -188,8 +185,8 @@ static int group_array(struct snapread *r, const struct snapjs_node *v,
 	int64_t x;
 
 	for (int i = 0; e; e = snapjs_next(&r->j, e), i++) {
-		if (snapjs_int_node(&r->j, e, "a \"group\" entry", 0,
-				    r->nranks - 1, &x))
+		if (snapjs_num(&r->j, e, NULL, "a \"group\" entry", 0,
+			       r->nranks - 1, &x))
 			return -MD_E_INPUT;
 		g[i] = (int)x;
 	}
@@ -325,11 +322,6 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 	return ret;
 }
 
-static const char *topo_name(int i)
-{
-	return snap_topo_name(i);
-}
-
 /* "neighbors": "1,3;0,2;;1": size lists of local ranks, ';' between
  * them, ',' between the ranks of one list. */
 static int parse_neighbors(struct snapread *r, long col, int size,
@@ -371,27 +363,41 @@ bad:
 			   size, size);
 }
 
+/* A communicator line's fields but its number and group. */
+struct comm_line {
+	uint64_t id;
+	const char *name, *neighbors;
+	int size, topo;
+};
+
+#define CL(k, kd, field, ...) \
+	SJ_FIELD(k, kd, struct comm_line, field, __VA_ARGS__)
+
+static const struct snapjs_field comm_fields[] = {
+	CL("id", SJ_U64, id),
+	CL("name", SJ_STR, name),
+	CL("size", SJ_INT, size, .max = SJ_NRANKS),
+	CL("topo", SJ_ENUM, topo, .sub = snap_topo_names),
+	CL("neighbors", SJ_STR, neighbors),
+	{ NULL },
+};
+
 /* The communicator's topology, if the line has one. */
 static int read_topo(struct snapread *r, const struct snapjs_node *o,
-		     int idx, int size)
+		     int idx, const struct comm_line *c)
 {
 	struct snapjs *j = &r->j;
-	const struct snapjs_node *t = snapjs_get(j, o, "topo");
-	const char *text = NULL;
-	int kind, *first = NULL, *nbr = NULL, ret;
+	int *first = NULL, *nbr = NULL, ret;
 
-	if (snapjs_enum(j, o, "topo", topo_name, 4, 0, &kind) ||
-	    snapjs_str(j, o, "neighbors", &text))
-		return -MD_E_INPUT;
-	if (kind == SNAP_TOPO_NONE)
+	if (c->topo == SNAP_TOPO_NONE)
 		return 0;
-	if (!text)
-		return snapjs_fail(j, snapjs_col(j, t),
+	if (!c->neighbors)
+		return snapjs_fail(j, snapjs_col(j, snapjs_get(j, o, "topo")),
 				   "\"topo\" without \"neighbors\"");
 	ret = parse_neighbors(r, snapjs_col(j, snapjs_get(j, o, "neighbors")),
-			      size, text, &first, &nbr);
+			      c->size, c->neighbors, &first, &nbr);
 	if (!ret)
-		snap_comm_set_topo(j->s, idx, kind, first, nbr);
+		snap_comm_set_topo(j->s, idx, c->topo, first, nbr);
 	free(first);
 	free(nbr);
 	return ret;
@@ -400,38 +406,36 @@ static int read_topo(struct snapread *r, const struct snapjs_node *o,
 static int read_comm(struct snapread *r, const struct snapjs_node *o)
 {
 	struct snapjs *j = &r->j;
-	const struct snapjs_node *c = snapjs_get(j, o, "comm");
-	const char *name;
-	int idx, size, got;
-	uint64_t id;
-	int *group;
+	const struct snapjs_node *n = snapjs_get(j, o, "comm");
+	struct comm_line c = { 0 };
+	int64_t idx;
+	int got, *group;
 
-	if (snapjs_int(j, o, "comm", 0, INT_MAX, 0, &idx))
+	if (snapjs_num(j, n, "comm", NULL, 0, INT_MAX, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
-		return snapjs_fail(j, snapjs_col(j, c),
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "communicator %d comes after the rank lines",
-				   idx);
+				   (int)idx);
 	if (idx >= r->ncomms)
-		return snapjs_fail(j, snapjs_col(j, c),
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "\"comm\" %d is out of range (%d "
 				   "communicators in the header)",
-				   idx, r->ncomms);
+				   (int)idx, r->ncomms);
 	if (idx != r->comms_read)
-		return snapjs_fail(j, snapjs_col(j, c),
+		return snapjs_fail(j, snapjs_col(j, n),
 				   "communicator %d comes where communicator "
 				   "%d was expected",
-				   idx, r->comms_read);
-	j->at_comm = idx;
-	if (snapjs_u64(j, o, "id", &id) || snapjs_str(j, o, "name", &name) ||
-	    snapjs_int(j, o, "size", 0, r->nranks, 0, &size) ||
-	    read_group(r, o, size, &group))
+				   (int)idx, r->comms_read);
+	j->at_comm = (int)idx;
+	if (snapjs_fields(r, o, comm_fields, &c) ||
+	    read_group(r, o, c.size, &group))
 		return -MD_E_INPUT;
-	got = snap_comm_intern_shared(j->s, id, name, size, group);
+	got = snap_comm_intern_shared(j->s, c.id, c.name, c.size, group);
 	snap_group_put(group);
 	if (got != idx)
 		return snapjs_fail(j, 1, "the same as communicator %d", got);
-	if (read_topo(r, o, idx, size))
+	if (read_topo(r, o, (int)idx, &c))
 		return -MD_E_INPUT;
 	r->comms_read++;
 	return 0;

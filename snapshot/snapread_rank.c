@@ -1,8 +1,8 @@
 /*
- * snapread_rank.c - the snapshot reader's rank lines: each field of the
- * parsed line (snapjson.h) is checked and converted into a
- * struct snap_rank.  A new field is one getter call here and one line in
- * snapwrite.c.
+ * snapread_rank.c - the snapshot reader's rank lines: tables of the
+ * fields of a rank, its ops, threads, frames and libmdtrack.so records
+ * (snapjson.h), in the order snapwrite.c writes them, and the checks
+ * between fields.  A new field is one line here and one in snapwrite.c.
  */
 #include "snap.h"
 
@@ -14,58 +14,19 @@
 #include "md.h"
 #include "snapjson.h"
 
-/* Adapters: the name functions take enums. */
-static const char *state_name(int i)
-{
-	return snap_state_name(i);
-}
-static const char *progress_name(int i)
-{
-	return snap_progress_name(i);
-}
-static const char *kind_name(int i)
-{
-	return snap_op_kind_name(i);
-}
-static const char *status_name(int i)
-{
-	return snap_status_name(i);
-}
-static const char *source_name(int i)
-{
-	return snap_source_name(i);
-}
+_Static_assert(sizeof(enum snap_op_kind) == sizeof(int) &&
+		       sizeof(enum snap_rank_state) == sizeof(int),
+	       "SJ_ENUM stores an int");
 
-/* Where the op came from and what ob1 adds (type, datatype, seq). */
-static int read_origin(struct snapjs *j, const struct snapjs_node *o,
-		       struct snap_op *op)
+/* A key's value checked again, against a range that depends on other
+ * keys of the object (read by then). */
+static int recheck(struct snapjs *j, const struct snapjs_node *o,
+		   const char *key, int64_t min, int64_t max)
 {
-	int src;
+	const struct snapjs_node *n = snapjs_get(j, o, key);
+	int64_t v;
 
-	if (snapjs_enum(j, o, "source", source_name, 2, 0, &src) ||
-	    snapjs_str(j, o, "type", &op->req_type) ||
-	    snapjs_str(j, o, "datatype", &op->datatype) ||
-	    snapjs_u64(j, o, "count", &op->count) ||
-	    snapjs_u64(j, o, "seq", &op->sequence))
-		return -MD_E_INPUT;
-	op->source = src;
-	return 0;
-}
-
-static int read_site(struct snapjs *j, const struct snapjs_node *o,
-		     struct snap_rank *k)
-{
-	const struct snapjs_node *site;
-
-	if (snapjs_object(j, o, "site", &site))
-		return -MD_E_INPUT;
-	if (!site)
-		return 0;
-	if (snapjs_str(j, site, "func", &k->call_func) ||
-	    snapjs_str(j, site, "file", &k->call_file) ||
-	    snapjs_int(j, site, "line", 0, INT_MAX, 0, &k->call_line))
-		return -MD_E_INPUT;
-	return 0;
+	return n ? snapjs_num(j, n, key, NULL, min, max, &v) : 0;
 }
 
 /* Each [comm, local rank] pair must be a real place in the
@@ -74,7 +35,7 @@ static int read_member(struct snapread *r, const struct snapjs_node *e,
 		       struct snap_rank *k, struct snap_member *m)
 {
 	struct snapjs *j = &r->j;
-	const struct snapjs_node *c = snapjs_first(j, e), *l;
+	const struct snapjs_node *c = snapjs_first(j, e);
 	const struct snap_comm *comm;
 	int64_t ci, li;
 
@@ -82,11 +43,10 @@ static int read_member(struct snapread *r, const struct snapjs_node *e,
 		return snapjs_fail(j, snapjs_col(j, e),
 				   "a \"members\" entry must be [comm, local "
 				   "rank]");
-	l = snapjs_next(j, c);
-	if (snapjs_int_node(j, c, "a \"members\" comm", 0, r->ncomms - 1,
-			    &ci) ||
-	    snapjs_int_node(j, l, "a \"members\" local rank", 0, INT_MAX,
-			    &li))
+	if (snapjs_num(j, c, NULL, "a \"members\" comm", 0, r->ncomms - 1,
+		       &ci) ||
+	    snapjs_num(j, snapjs_next(j, c), NULL, "a \"members\" local rank",
+		       0, INT_MAX, &li))
 		return -MD_E_INPUT;
 	comm = &j->s->comms[ci];
 	if (li >= comm->size || (comm->group && comm->group[li] != k->rank))
@@ -99,13 +59,14 @@ static int read_member(struct snapread *r, const struct snapjs_node *e,
 	return 0;
 }
 
-static int read_members(struct snapread *r, const struct snapjs_node *o,
-			struct snap_rank *k)
+static int read_members(struct snapread *r, const struct snapjs_field *f,
+			const struct snapjs_node *a, void *base)
 {
-	const struct snapjs_node *a, *e;
+	struct snap_rank *k = base;
+	const struct snapjs_node *e;
 	int i = 0;
 
-	if (snapjs_array(&r->j, o, "members", r->ncomms, &a))
+	if (snapjs_check(&r->j, a, f->key, SNAPJS_ARR, r->ncomms))
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
@@ -117,201 +78,266 @@ static int read_members(struct snapread *r, const struct snapjs_node *o,
 	return 0;
 }
 
-static int read_queues(struct snapjs *j, const struct snapjs_node *o,
-		       struct snap_rank *k)
+static int read_queues(struct snapread *r, const struct snapjs_field *f,
+		       const struct snapjs_node *v, void *base)
 {
-	const struct snapjs_node *v = snapjs_get(j, o, "queues"), *none;
+	struct snap_rank *k = base;
+	const struct snapjs_node *none;
 
-	if (snapjs_bool(j, o, "unexpected", &k->unexpected_available) ||
-	    snapjs_bool(j, o, "ob1", &k->ob1))
-		return -MD_E_INPUT;
+	(void)f;
 	if (!v || (v->type == SNAPJS_STR && strcmp(v->s, "ok") == 0))
 		return 0;
-	none = v->type == SNAPJS_OBJ ? snapjs_get(j, v, "none") : NULL;
+	none = v->type == SNAPJS_OBJ ? snapjs_get(&r->j, v, "none") : NULL;
 	if (!none || none->type != SNAPJS_STR)
-		return snapjs_fail(j, snapjs_col(j, v),
+		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				   "\"queues\" must be \"ok\" or "
 				   "{\"none\":\"reason\"}");
 	k->queues = SNAP_QUEUES_NONE;
-	k->queues_reason = snapjs_intern(j, none);
+	k->queues_reason = snapjs_intern(&r->j, none);
 	return 0;
 }
 
-static int read_actual(struct snapread *r, const struct snapjs_node *o,
-		       struct snap_op *op)
+static int read_extra(struct snapread *r, const struct snapjs_field *f,
+		      const struct snapjs_node *a, void *base)
 {
-	struct snapjs *j = &r->j;
-	const struct snapjs_node *a;
+	struct snap_op *op = base;
+	const struct snapjs_node *e;
 
-	op->actual_local = op->actual_global = -1;
-	if (snapjs_object(j, o, "actual", &a))
+	if (snapjs_check(&r->j, a, f->key, SNAPJS_ARR, 5))
 		return -MD_E_INPUT;
-	if (!a)
-		return 0;
-	if (snapjs_int(j, a, "peer", -1, INT_MAX, -1, &op->actual_local) ||
-	    snapjs_int(j, a, "peer_global", -1, r->nranks - 1, -1,
-		       &op->actual_global) ||
-	    snapjs_int(j, a, "tag", INT_MIN, INT_MAX, 0, &op->actual_tag) ||
-	    snapjs_u64(j, a, "length", &op->actual_length))
-		return -MD_E_INPUT;
-	return 0;
-}
-
-static int read_extra(struct snapjs *j, const struct snapjs_node *o,
-		      struct snap_op *op)
-{
-	const struct snapjs_node *a, *e;
-
-	if (snapjs_array(j, o, "extra", 5, &a))
-		return -MD_E_INPUT;
-	for (e = a ? snapjs_first(j, a) : NULL; e; e = snapjs_next(j, e)) {
+	for (e = a ? snapjs_first(&r->j, a) : NULL; e;
+	     e = snapjs_next(&r->j, e)) {
 		if (e->type != SNAPJS_STR)
-			return snapjs_fail(j, snapjs_col(j, e),
+			return snapjs_fail(&r->j, snapjs_col(&r->j, e),
 					   "an \"extra\" entry must be a "
 					   "string");
-		op->extra[op->nextra++] = snapjs_intern(j, e);
+		op->extra[op->nextra++] = snapjs_intern(&r->j, e);
 	}
 	return 0;
 }
 
 /* The peer's range depends on the communicator. */
-static int read_peer(struct snapread *r, const struct snapjs_node *o,
-		     struct snap_op *op)
+static int check_op(struct snapread *r, const struct snapjs_node *o,
+		    void *entry)
 {
-	struct snapjs *j = &r->j;
-	const struct snap_comm *c;
+	struct snap_op *op = entry;
+	const struct snap_comm *c =
+		op->comm >= 0 ? &r->j.s->comms[op->comm] : NULL;
 
-	if (snapjs_int(j, o, "comm", -1, r->ncomms - 1, -1, &op->comm))
+	if (!c)
+		return 0;
+	if (recheck(&r->j, o, "peer", -1, c->size - 1))
 		return -MD_E_INPUT;
-	c = op->comm >= 0 ? &j->s->comms[op->comm] : NULL;
-	if (snapjs_int(j, o, "peer", -1, c ? c->size - 1 : INT_MAX, -1,
-		       &op->peer_local) ||
-	    snapjs_int(j, o, "peer_global", -1, r->nranks - 1, -1,
-		       &op->peer_global))
-		return -MD_E_INPUT;
-	if (c && c->group && op->peer_local >= 0 && op->peer_global >= 0 &&
-	    c->group[op->peer_local] != op->peer_global) {
-		const struct snapjs_node *pg = snapjs_get(j, o, "peer_global");
-
-		return snapjs_fail(j, snapjs_col(j, pg),
+	if (c->group && op->peer_local >= 0 && op->peer_global >= 0 &&
+	    c->group[op->peer_local] != op->peer_global)
+		return snapjs_fail(&r->j,
+				   snapjs_col(&r->j,
+					      snapjs_get(&r->j, o,
+							 "peer_global")),
 				   "\"peer_global\" %d is not \"peer\" %d of "
 				   "communicator %d (global rank %d)",
 				   op->peer_global, op->peer_local, op->comm,
 				   c->group[op->peer_local]);
-	}
 	return 0;
 }
 
-static int read_op(struct snapread *r, const struct snapjs_node *o,
-		   struct snap_op *op)
+#define OP(k, kd, field, ...) SJ_FIELD(k, kd, struct snap_op, field, __VA_ARGS__)
+
+static const struct snapjs_field actual_fields[] = {
+	OP("peer", SJ_INT, actual_local, .min = -1, .max = INT_MAX, .def = -1),
+	OP("peer_global", SJ_INT, actual_global, .min = -1,
+	   .max = SJ_LAST_RANK, .def = -1),
+	OP("tag", SJ_INT, actual_tag, .min = INT_MIN, .max = INT_MAX),
+	OP("length", SJ_U64, actual_length),
+	{ NULL },
+};
+
+static const struct snapjs_field op_fields[] = {
+	OP("kind", SJ_ENUM, kind, .sub = snap_op_kind_names),
+	OP("status", SJ_ENUM, status, .sub = snap_status_names),
+	OP("comm", SJ_INT, comm, .min = -1, .max = SJ_LAST_COMM, .def = -1),
+	OP("peer", SJ_INT, peer_local, .min = -1, .max = INT_MAX, .def = -1),
+	OP("peer_global", SJ_INT, peer_global, .min = -1,
+	   .max = SJ_LAST_RANK, .def = -1),
+	OP("tag", SJ_INT, tag, .min = INT_MIN, .max = INT_MAX),
+	OP("any_tag", SJ_BOOL, any_tag),
+	OP("length", SJ_U64, length),
+	OP("buffer", SJ_ADDR, buffer),
+	OP("system_buffer", SJ_BOOL, system_buffer),
+	SJ_SUB("actual", actual_fields),
+	OP("request", SJ_ADDR, request),
+	OP("corrected", SJ_BOOL, status_corrected),
+	SJ_CALL("extra", read_extra),
+	OP("source", SJ_ENUM, source, .sub = snap_source_names),
+	OP("type", SJ_STR, req_type),
+	OP("datatype", SJ_STR, datatype),
+	OP("count", SJ_U64, count),
+	OP("seq", SJ_U64, sequence),
+	{ NULL },
+};
+
+static const struct snapjs_list op_list = {
+	op_fields, sizeof(struct snap_op), 1 << 24, "an \"ops\" entry", "kind",
+	true, check_op,
+};
+
+/* Frame numbers are indexes into the frames. */
+static int check_thread(struct snapread *r, const struct snapjs_node *o,
+			void *entry)
 {
-	struct snapjs *j = &r->j;
-	int kind, status;
+	const struct snap_thread *t = entry;
 
-	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, snapjs_col(j, o),
-				   "an \"ops\" entry must be an object");
-	if (!snapjs_get(j, o, "kind"))
-		return snapjs_fail(j, snapjs_col(j, o),
-				   "an \"ops\" entry needs a \"kind\"");
-	if (snapjs_enum(j, o, "kind", kind_name, 3, 0, &kind) ||
-	    snapjs_enum(j, o, "status", status_name, 3, 0, &status) ||
-	    read_peer(r, o, op) ||
-	    snapjs_int(j, o, "tag", INT_MIN, INT_MAX, 0, &op->tag) ||
-	    snapjs_bool(j, o, "any_tag", &op->any_tag) ||
-	    snapjs_u64(j, o, "length", &op->length) ||
-	    snapjs_addr(j, o, "buffer", &op->buffer) ||
-	    snapjs_bool(j, o, "system_buffer", &op->system_buffer) ||
-	    read_actual(r, o, op) ||
-	    snapjs_addr(j, o, "request", &op->request) ||
-	    snapjs_bool(j, o, "corrected", &op->status_corrected) ||
-	    read_extra(j, o, op) || read_origin(j, o, op))
-		return -MD_E_INPUT;
-	op->kind = kind;
-	op->status = status;
-	return 0;
+	return recheck(&r->j, o, "mpi_frame", -1, t->nframes - 1) ||
+		       recheck(&r->j, o, "user_frame", -1, t->nframes - 1)
+		       ? -MD_E_INPUT
+		       : 0;
 }
 
-static int read_ops(struct snapread *r, const struct snapjs_node *o,
-		    struct snap_rank *k)
+#define FR(k, kd, field, ...) \
+	SJ_FIELD(k, kd, struct snap_frame, field, __VA_ARGS__)
+
+static const struct snapjs_field frame_fields[] = {
+	FR("pc", SJ_ADDR, pc),
+	FR("func", SJ_STR, func),
+	FR("object", SJ_STR, object),
+	FR("file", SJ_STR, file),
+	FR("line", SJ_INT, line, .max = INT_MAX),
+	{ NULL },
+};
+
+static const struct snapjs_list frame_list = {
+	frame_fields, sizeof(struct snap_frame), 1 << 20,
+	"a \"frames\" entry", NULL, false, NULL,
+};
+
+#define TH(k, kd, field, ...) \
+	SJ_FIELD(k, kd, struct snap_thread, field, __VA_ARGS__)
+
+static const struct snapjs_field thread_fields[] = {
+	TH("tid", SJ_INT, tid, .max = INT_MAX),
+	TH("call", SJ_STR, mpi_call),
+	TH("progress_thread", SJ_BOOL, progress_thread),
+	TH("frames", SJ_LIST, frames, .sub = &frame_list,
+	   .count = offsetof(struct snap_thread, nframes)),
+	TH("mpi_frame", SJ_INT, mpi_frame, .min = -1, .max = INT_MAX,
+	   .def = -1),
+	TH("user_frame", SJ_INT, user_frame, .min = -1, .max = INT_MAX,
+	   .def = -1),
+	{ NULL },
+};
+
+static const struct snapjs_list thread_list = {
+	thread_fields, sizeof(struct snap_thread), 1 << 20,
+	"a \"threads\" entry", NULL, false, check_thread,
+};
+
+/* A peer or tag of a track record: an int, or the names snapwrite.c
+ * gives the special values (SNAP_TRACK_ANY and the two after it). */
+static int track_num(struct snapread *r, const struct snapjs_field *f,
+		     const struct snapjs_node *n, void *base)
 {
-	const struct snapjs_node *a, *e;
+	static const char *const names[] = { "any", "proc_null", "root" };
+	int *p = (int *)((char *)base + f->off);
+	int64_t v = SNAP_TRACK_NONE;
 
-	if (snapjs_array(&r->j, o, "ops", 1 << 24, &a))
+	for (int i = 0; n && n->type == SNAPJS_STR && i < 3; i++)
+		if (!strcmp(n->s, names[i])) {
+			*p = SNAP_TRACK_ANY + i;
+			return 0;
+		}
+	if (n && n->type == SNAPJS_STR)
+		return snapjs_fail(&r->j, snapjs_col(&r->j, n),
+				   "\"%s\" must be an integer, \"any\", "
+				   "\"proc_null\" or \"root\"",
+				   f->key);
+	if (n && snapjs_num(&r->j, n, f->key, NULL, -1000, INT_MAX, &v))
 		return -MD_E_INPUT;
-	if (!a || !a->n)
-		return 0;
-	k->ops = snap_alloc(r->j.mem, (size_t)a->n * sizeof(*k->ops));
-	k->nops = a->n;
-	for (e = snapjs_first(&r->j, a); e; e = snapjs_next(&r->j, e)) {
-		if (read_op(r, e, &k->ops[++r->j.at_op]))
-			return -MD_E_INPUT;
-	}
-	r->j.at_op = -1;
+	*p = (int)v;
 	return 0;
 }
 
-static int read_frame(struct snapjs *j, const struct snapjs_node *o,
-		      struct snap_frame *f)
+#define TR(k, kd, field, ...) \
+	SJ_FIELD(k, kd, struct snap_track_rec, field, __VA_ARGS__)
+
+static const struct snapjs_field rec_fields[] = {
+	TR("kind", SJ_ENUM, kind, .sub = snap_track_kind_names,
+	   .def = SNAP_TRACK_POST),
+	TR("call", SJ_STR, call),
+	TR("comm", SJ_INT, comm, .min = -1, .max = SJ_LAST_COMM, .def = -1),
+	TR("peer", SJ_FN, peer, .fn = track_num),
+	TR("tag", SJ_FN, tag, .fn = track_num),
+	TR("count", SJ_INT, count, .min = INT_MIN, .max = INT_MAX),
+	TR("line", SJ_INT, line, .max = INT_MAX),
+	TR("seq", SJ_U64, seq),
+	TR("ncalls", SJ_U64, ncalls),
+	TR("request", SJ_ADDR, request),
+	TR("comm_handle", SJ_ADDR, comm_handle),
+	TR("datatype", SJ_ADDR, datatype),
+	TR("op", SJ_ADDR, op),
+	TR("ret", SJ_ADDR, ret),
+	TR("comm_name", SJ_STR, comm_name),
+	TR("datatype_name", SJ_STR, datatype_name),
+	TR("op_name", SJ_STR, op_name),
+	TR("func", SJ_STR, func),
+	TR("file", SJ_STR, file),
+	{ NULL },
+};
+
+static const struct snapjs_list rec_list = {
+	rec_fields, sizeof(struct snap_track_rec), 1 << 20,
+	"a \"track\" record", "call", false, NULL,
+};
+
+#define RK(k, kd, field, ...) \
+	SJ_FIELD(k, kd, struct snap_rank, field, __VA_ARGS__)
+
+static const struct snapjs_field track_fields[] = {
+	RK("dropped", SJ_U64, track_dropped),
+	RK("recs", SJ_LIST, track, .sub = &rec_list,
+	   .count = offsetof(struct snap_rank, ntrack)),
+	{ NULL },
+};
+
+/* libmdtrack.so's records (doc/snapshot-format.md). */
+static int read_track(struct snapread *r, const struct snapjs_field *f,
+		      const struct snapjs_node *t, void *base)
 {
-	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, snapjs_col(j, o),
-				   "a \"frames\" entry must be an object");
-	if (snapjs_addr(j, o, "pc", &f->pc) ||
-	    snapjs_str(j, o, "func", &f->func) ||
-	    snapjs_str(j, o, "object", &f->object) ||
-	    snapjs_str(j, o, "file", &f->file) ||
-	    snapjs_int(j, o, "line", 0, INT_MAX, 0, &f->line))
+	struct snap_rank *k = base;
+
+	if (snapjs_check(&r->j, t, f->key, SNAPJS_OBJ, 0))
 		return -MD_E_INPUT;
-	return 0;
+	k->tracked = t != NULL;
+	return t ? snapjs_fields(r, t, track_fields, k) : 0;
 }
 
-static int read_thread(struct snapjs *j, const struct snapjs_node *o,
-		       struct snap_thread *t)
-{
-	const struct snapjs_node *a, *e;
-	int n, i = 0;
+static const struct snapjs_field site_fields[] = {
+	RK("func", SJ_STR, call_func),
+	RK("file", SJ_STR, call_file),
+	RK("line", SJ_INT, call_line, .max = INT_MAX),
+	{ NULL },
+};
 
-	t->mpi_frame = t->user_frame = -1;
-	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, snapjs_col(j, o),
-				   "a \"threads\" entry must be an object");
-	if (snapjs_int(j, o, "tid", 0, INT_MAX, 0, &t->tid) ||
-	    snapjs_str(j, o, "call", &t->mpi_call) ||
-	    snapjs_bool(j, o, "progress_thread", &t->progress_thread) ||
-	    snapjs_array(j, o, "frames", 1 << 20, &a))
-		return -MD_E_INPUT;
-	n = a ? a->n : 0;
-	if (snapjs_int(j, o, "mpi_frame", -1, n - 1, -1, &t->mpi_frame) ||
-	    snapjs_int(j, o, "user_frame", -1, n - 1, -1, &t->user_frame))
-		return -MD_E_INPUT;
-	if (!n)
-		return 0;
-	t->frames = snap_alloc(j->mem, (size_t)n * sizeof(*t->frames));
-	t->nframes = n;
-	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
-		if (read_frame(j, e, &t->frames[i++]))
-			return -MD_E_INPUT;
-	return 0;
-}
-
-static int read_threads(struct snapjs *j, const struct snapjs_node *o,
-			struct snap_rank *k)
-{
-	const struct snapjs_node *a, *e;
-	int i = 0;
-
-	if (snapjs_array(j, o, "threads", 1 << 20, &a))
-		return -MD_E_INPUT;
-	if (!a || !a->n)
-		return 0;
-	k->threads = snap_alloc(j->mem, (size_t)a->n * sizeof(*k->threads));
-	k->nthreads = a->n;
-	for (e = snapjs_first(j, a); e; e = snapjs_next(j, e))
-		if (read_thread(j, e, &k->threads[i++]))
-			return -MD_E_INPUT;
-	return 0;
-}
+static const struct snapjs_field rank_fields[] = {
+	RK("pid", SJ_INT, pid, .max = INT_MAX),
+	RK("host", SJ_STR, host),
+	RK("exe", SJ_STR, exe),
+	RK("collected_on", SJ_STR, collected_on),
+	RK("state", SJ_ENUM, state, .sub = snap_state_names),
+	RK("progress", SJ_ENUM, progress, .sub = snap_progress_names),
+	RK("call", SJ_STR, mpi_call),
+	SJ_SUB("site", site_fields),
+	SJ_CALL("members", read_members),
+	RK("unexpected", SJ_BOOL, unexpected_available),
+	RK("ob1", SJ_BOOL, ob1),
+	SJ_CALL("queues", read_queues),
+	RK("ops", SJ_LIST, ops, .sub = &op_list,
+	   .count = offsetof(struct snap_rank, nops)),
+	RK("threads", SJ_LIST, threads, .sub = &thread_list,
+	   .count = offsetof(struct snap_rank, nthreads)),
+	SJ_CALL("track", read_track),
+	RK("reason", SJ_STR, reason),
+	{ NULL },
+};
 
 /* The rank's number: the next one, after all communicators. */
 static int rank_number(struct snapread *r, const struct snapjs_node *o,
@@ -319,9 +345,11 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 {
 	struct snapjs *j = &r->j;
 	const struct snapjs_node *n = snapjs_get(j, o, "rank");
+	int64_t v;
 
-	if (snapjs_int(j, o, "rank", 0, INT_MAX, 0, idx))
+	if (snapjs_num(j, n, "rank", NULL, 0, INT_MAX, &v))
 		return -MD_E_INPUT;
+	*idx = (int)v;
 	if (r->comms_read != r->ncomms)
 		return snapjs_fail(j, snapjs_col(j, n),
 				   "rank %d comes after %d communicator "
@@ -363,18 +391,15 @@ static int rank_number(struct snapread *r, const struct snapjs_node *o,
 void snapread_reserve(struct snapread *r, int idx)
 {
 	struct snap *s = r->j.s;
-	/* A partial snapshot says how many it holds; a file's size
-	 * bounds nranks (header_counts); else grow. */
-	long long cap = r->held >= 0   ? r->held
-			: r->size >= 0 ? r->nranks
-				       : r->ranks_cap;
+	int most = r->held >= 0 ? r->held : r->nranks;
+	long long cap = r->held >= 0 || r->size >= 0 ? most : r->ranks_cap;
 
 	if (idx < r->ranks_cap)
 		return;
 	while (cap <= idx)
 		cap = cap ? 2 * cap : 64;
-	if (cap > (r->held >= 0 ? r->held : r->nranks))
-		cap = r->held >= 0 ? r->held : r->nranks;
+	if (cap > most)
+		cap = most;
 	s->ranks = xrealloc(s->ranks, (size_t)cap * sizeof(*s->ranks));
 	r->ranks_cap = (int)cap;
 }
@@ -383,7 +408,7 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 {
 	struct snapjs *j = &r->j;
 	struct snap_rank *k;
-	int idx, state, progress;
+	int idx;
 
 	if (rank_number(r, o, &idx))
 		return -MD_E_INPUT;
@@ -396,19 +421,8 @@ int snapread_rank(struct snapread *r, const struct snapjs_node *o)
 	if (!r->worker)
 		j->s->nranks = r->ranks_read + 1;
 	j->at_rank = idx;
-	if (snapjs_int(j, o, "pid", 0, INT_MAX, 0, &k->pid) ||
-	    snapjs_str(j, o, "host", &k->host) ||
-	    snapjs_str(j, o, "exe", &k->exe) ||
-	    snapjs_str(j, o, "collected_on", &k->collected_on) ||
-	    snapjs_enum(j, o, "state", state_name, 4, 0, &state) ||
-	    snapjs_enum(j, o, "progress", progress_name, 3, 0, &progress) ||
-	    snapjs_str(j, o, "call", &k->mpi_call) || read_site(j, o, k) ||
-	    read_members(r, o, k) || read_queues(j, o, k) ||
-	    read_ops(r, o, k) || read_threads(j, o, k) ||
-	    snapread_track(r, o, k) || snapjs_str(j, o, "reason", &k->reason))
+	if (snapjs_fields(r, o, rank_fields, k))
 		return -MD_E_INPUT;
-	k->state = state;
-	k->progress = progress;
 	r->ranks_read++;
 	return 0;
 }

@@ -132,7 +132,7 @@ static void read_error(const char *text, const char *want)
 Test(snaptrack, a_record_without_a_call_is_named)
 {
 	read_error(HDR "{\"rank\":0,\"track\":{\"recs\":[{\"kind\":\"post\"}]}}\n",
-		   "no \"call\"");
+		   "needs a \"call\"");
 }
 
 Test(snaptrack, a_comm_outside_the_file_is_refused)
