@@ -10,39 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <yajl/yajl_parse.h>
-
 #include "md.h"
-
-/* The format nests 5 deep (rank, threads, thread, frames, frame). */
-#define SNAPJS_DEPTH 16
-
-struct snapjs_parse {
-	yajl_handle h;
-	int open[SNAPJS_DEPTH];	/* the open arrays and objects */
-	int last[SNAPJS_DEPTH];	/* their last child so far, 0 if none */
-	int depth;
-	int values;		/* top-level values in the line */
-	size_t prev;		/* offset after the previous token */
-	const char *key;	/* the key of the value that follows */
-	uint32_t khash, klen;
-	size_t keyat;		/* where the search for the key starts */
-	const char *cancel;	/* why a callback stopped the parse */
-};
-
-/* A key's hash: cheap, and folded to a constant for a literal key. */
-static inline uint32_t key_hash(const char *key, size_t len)
-{
-	return len ? (uint32_t)len | (uint32_t)(unsigned char)key[0] << 8 |
-			     (uint32_t)(unsigned char)key[len / 2] << 16 |
-			     (uint32_t)(unsigned char)key[len - 1] << 24
-		   : 0;
-}
-
-static inline uint64_t kbit(uint32_t h)
-{
-	return 1ULL << ((h * 0x9e3779b1U) >> 26);
-}
 
 int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 {
@@ -66,6 +34,19 @@ int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 	return -MD_E_INPUT;
 }
 
+/* The column where the token after offset i starts. */
+static int col_after(const struct snapjs *j, size_t i)
+{
+	while (i < j->len && strchr(" \t\r,:", j->line[i]) && j->line[i])
+		i++;
+	return (int)i + 1;
+}
+
+int snapjs_col(const struct snapjs *j, const struct snapjs_node *n)
+{
+	return col_after(j, n->at);
+}
+
 /* A NUL-ended copy in the line's text, which was sized for the whole
  * line up front (a decoded token never outgrows its JSON text plus its
  * NUL), so the pointers stay valid. */
@@ -79,114 +60,70 @@ static const char *copy(struct snapjs *j, const void *s, size_t len)
 	return p;
 }
 
-/* The column where the token after offset i starts. */
-static int col_after(const struct snapjs *j, size_t i)
-{
-
-	for (; i < j->len; i++) {
-		char c = j->line[i];
-
-		if (c != ' ' && c != '\t' && c != '\r' && c != ',' && c != ':')
-			break;
-	}
-	return (int)i + 1;
-}
-
-int snapjs_col(const struct snapjs *j, const struct snapjs_node *n)
-{
-	return col_after(j, n->at);
-}
-
 /* A new node in the current container (or the line's value). */
-static struct snapjs_node *node(struct snapjs *j, int type)
+static struct snapjs_node *node(struct snapjs *j, int type, const void *s,
+				size_t len)
 {
-	struct snapjs_parse *p = j->p;
 	struct snapjs_node *n;
 	int idx = j->nnodes;
 
-	if (!p->depth && p->values++) {
-		p->cancel = "a second JSON value on the line";
+	if (!j->depth && j->values++) {
+		j->cancel = "a second JSON value on the line";
 		return NULL;
 	}
 	if (j->nnodes == j->nodecap) {
 		j->nodecap = j->nodecap ? 2 * j->nodecap : 32;
 		j->nodes = xrealloc(j->nodes, (size_t)j->nodecap * sizeof(*n));
 	}
-	n = &j->nodes[j->nnodes++];
-	memset(n, 0, sizeof(*n));
+	n = memset(&j->nodes[j->nnodes++], 0, sizeof(*n));
 	n->type = (uint8_t)type;
-	n->at = (uint32_t)p->prev;
-	if (p->depth) {
-		struct snapjs_node *parent = &j->nodes[p->open[p->depth - 1]];
-		int *last = &p->last[p->depth - 1];
+	n->at = (uint32_t)j->prev;
+	if (s)
+		n->s = copy(j, s, n->len = len);
+	if (j->depth) {
+		struct snapjs_node *parent = &j->nodes[j->open[j->depth - 1]];
+		int *last = &j->last[j->depth - 1];
 
-		if (*last)
-			j->nodes[*last].next = idx;
-		else
-			parent->first = idx;
+		*(*last ? &j->nodes[*last].next : &parent->first) = idx;
 		*last = idx;
 		parent->n++;
 		if (parent->type == SNAPJS_OBJ) {
-			uint64_t bit = kbit(p->khash);
-
-			n->key = p->key;
-			n->khash = p->khash;
-			n->klen = p->klen;
-			n->at = p->keyat;
-			parent->kshared |= (parent->kbits & bit) != 0;
-			parent->kbits |= bit;
+			n->key = j->key;
+			n->klen = j->klen;
+			n->at = (uint32_t)j->keyat;
 		}
 	}
-	p->prev = yajl_get_bytes_consumed(p->h);
+	j->prev = yajl_get_bytes_consumed(j->h);
 	return n;
-}
-
-static int scalar(void *ctx, int type, const void *s, size_t len, bool b)
-{
-	struct snapjs *j = ctx;
-	struct snapjs_node *n = node(j, type);
-
-	if (!n)
-		return 0;
-	n->b = b;
-	if (s) {
-		n->s = copy(j, s, len);
-		n->len = len;
-	}
-	return 1;
 }
 
 static int cb_null(void *ctx)
 {
-	return scalar(ctx, SNAPJS_NULL, NULL, 0, false);
+	return node(ctx, SNAPJS_NULL, NULL, 0) != NULL;
 }
 
 static int cb_bool(void *ctx, int b)
 {
-	return scalar(ctx, SNAPJS_BOOL, NULL, 0, b);
+	struct snapjs_node *n = node(ctx, SNAPJS_BOOL, NULL, 0);
+
+	return n && (n->b = b, 1);
 }
 
 /* yajl checked the number's syntax. */
 static int cb_number(void *ctx, const char *s, size_t len)
 {
-	struct snapjs *j = ctx;
+	struct snapjs_node *n = node(ctx, SNAPJS_NUM, s, len);
 	size_t i = s[0] == '-';
-	struct snapjs_node *n;
 
-	if (!scalar(ctx, SNAPJS_NUM, s, len, false))
+	if (!n)
 		return 0;
-	n = &j->nodes[j->nnodes - 1];
 	n->neg = i;
 	n->integer = true;
-	for (; i < len; i++) {
+	for (; i < len && n->integer; i++) {
 		unsigned d = (unsigned)(s[i] - '0');
 
-		if (d > 9) {
-			n->integer = false;
-			break;
-		}
-		if (n->u > (UINT64_MAX - d) / 10)
-			n->big = true;
+		n->integer = d <= 9;
+		n->big |= n->u > (UINT64_MAX - d) / 10;
 		n->u = n->u * 10 + d;
 	}
 	return 1;
@@ -194,22 +131,19 @@ static int cb_number(void *ctx, const char *s, size_t len)
 
 static int cb_string(void *ctx, const unsigned char *s, size_t len)
 {
-	return scalar(ctx, SNAPJS_STR, s, len, false);
+	return node(ctx, SNAPJS_STR, s, len) != NULL;
 }
 
-static int open_node(void *ctx, int type)
+static int open_node(struct snapjs *j, int type)
 {
-	struct snapjs *j = ctx;
-	struct snapjs_parse *p = j->p;
-
-	if (p->depth == SNAPJS_DEPTH) {
-		p->cancel = "nesting deeper than 16 levels";
+	if (j->depth == SNAPJS_DEPTH) {
+		j->cancel = "nesting deeper than 16 levels";
 		return 0;
 	}
-	if (!node(j, type))
+	if (!node(j, type, NULL, 0))
 		return 0;
-	p->open[p->depth] = j->nnodes - 1;
-	p->last[p->depth++] = 0;
+	j->open[j->depth] = j->nnodes - 1;
+	j->last[j->depth++] = 0;
 	return 1;
 }
 
@@ -227,21 +161,19 @@ static int cb_end(void *ctx)
 {
 	struct snapjs *j = ctx;
 
-	j->p->depth--;
-	j->p->prev = yajl_get_bytes_consumed(j->p->h);
+	j->depth--;
+	j->prev = yajl_get_bytes_consumed(j->h);
 	return 1;
 }
 
 static int cb_key(void *ctx, const unsigned char *k, size_t len)
 {
 	struct snapjs *j = ctx;
-	struct snapjs_parse *p = j->p;
 
-	p->keyat = p->prev;
-	p->key = copy(j, k, len);
-	p->khash = key_hash(p->key, len);
-	p->klen = (uint32_t)len;
-	p->prev = yajl_get_bytes_consumed(p->h);
+	j->keyat = j->prev;
+	j->key = copy(j, k, len);
+	j->klen = (uint32_t)len;
+	j->prev = yajl_get_bytes_consumed(j->h);
 	return 1;
 }
 
@@ -263,114 +195,74 @@ void snapjs_init(struct snapjs *j, struct snap *s, const char *name)
 	j->name = name;
 	j->s = j->mem = s;
 	j->at_comm = j->at_rank = j->at_op = -1;
-	j->p = xcalloc(1, sizeof(*j->p));
-	j->p->h = yajl_alloc(&callbacks, NULL, j);
-	if (!j->p->h) {
+	j->h = yajl_alloc(&callbacks, NULL, j);
+	if (!j->h) {
 		md_error("yajl_alloc: out of memory");
 		abort();
 	}
 	/* One handle for all lines: one value per line, checked here. */
-	yajl_config(j->p->h, yajl_allow_multiple_values, 1);
+	yajl_config(j->h, yajl_allow_multiple_values, 1);
 }
 
 void snapjs_done(struct snapjs *j)
 {
-	if (j->p)
-		yajl_free(j->p->h);
-	free(j->p);
+	if (j->h)
+		yajl_free(j->h);
 	free(j->nodes);
 	free(j->text);
 	memset(j, 0, sizeof(*j));
 }
 
-/* yajl's own words ("lexical error: invalid char in json text.") at the
- * column where it stopped. */
-static int parse_error(struct snapjs *j)
-{
-	size_t at = yajl_get_bytes_consumed(j->p->h);
-	unsigned char *msg;
-	int ret;
-
-	/* It counts the byte or token it stopped at. */
-	if (at > j->len)
-		at = j->len;
-	if (j->p->cancel)
-		return snapjs_fail(j, col_after(j, j->p->prev), "%s",
-				   j->p->cancel);
-	msg = yajl_get_error(j->p->h, 0, NULL, 0);
-	msg[strcspn((char *)msg, "\n")] = '\0';
-	ret = snapjs_fail(j, at ? (long)at : 1, "invalid JSON: %s",
-			  (char *)msg);
-	yajl_free_error(j->p->h, msg);
-	return ret;
-}
-
 int snapjs_parse_line(struct snapjs *j)
 {
-	struct snapjs_parse *p = j->p;
+	size_t at;
+	unsigned char *msg;
 
 	if (2 * j->len + 16 > j->textcap) {
 		j->textcap = 2 * j->len + 16;
 		j->text = xrealloc(j->text, j->textcap);
 	}
-	j->textlen = 0;
-	j->nnodes = 0;
-	j->hint_obj = NULL;
-	p->depth = p->values = 0;
-	p->prev = 0;
-	p->cancel = NULL;
+	j->textlen = j->prev = 0;
+	j->nnodes = j->depth = j->values = 0;
+	j->cancel = NULL;
 	/* The byte after the line ends a number at its end. */
-	if (yajl_parse(p->h, (const unsigned char *)j->line, j->len + 1) !=
+	if (yajl_parse(j->h, (const unsigned char *)j->line, j->len + 1) ==
 	    yajl_status_ok)
-		return parse_error(j);
-	if (p->depth || !p->values)
-		return snapjs_fail(j, (long)j->len + 1,
-				   "the line ends inside a JSON value: "
-				   "truncated");
-	return 0;
+		return j->depth || !j->values
+			       ? snapjs_fail(j, (long)j->len + 1,
+					     "the line ends inside a JSON "
+					     "value: truncated")
+			       : 0;
+	if (j->cancel)
+		return snapjs_fail(j, col_after(j, j->prev), "%s", j->cancel);
+	/* yajl's own words ("lexical error: invalid char in json text.")
+	 * where it stopped: it counts the byte or token it stopped at. */
+	at = yajl_get_bytes_consumed(j->h);
+	at = at > j->len ? j->len : at;
+	msg = yajl_get_error(j->h, 0, NULL, 0);
+	msg[strcspn((char *)msg, "\n")] = '\0';
+	snapjs_fail(j, at ? (long)at : 1, "invalid JSON: %s", (char *)msg);
+	yajl_free_error(j->h, msg);
+	return -MD_E_INPUT;
 }
 
-static bool key_is(const struct snapjs_node *n, const char *key, size_t len,
-		   uint32_t khash)
+static bool key_is(const struct snapjs_node *n, const char *key, size_t len)
 {
-	return n->khash == khash && n->klen == len &&
-	       memcmp(n->key, key, len) == 0;
+	return n->klen == len && memcmp(n->key, key, len) == 0;
 }
 
-const struct snapjs_node *snapjs_find(struct snapjs *j,
-				      const struct snapjs_node *o,
-				      const char *key, size_t len)
+const struct snapjs_node *snapjs_get(const struct snapjs *j,
+				     const struct snapjs_node *o,
+				     const char *key)
 {
 	const struct snapjs_node *n, *found = NULL;
-	uint32_t khash = key_hash(key, len);
-	int start;
+	size_t len = strlen(key);
 
-	if (!(o->kbits & kbit(khash)))
-		return NULL;
-	if (o->kshared) {	/* the last of equal keys counts */
-		for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
-			if (key_is(n, key, len, khash))
-				found = n;
-	} else {
-		/* From where the last lookup in o ended, round to it. */
-		start = j->hint_obj == o && j->hint_next ? j->hint_next
-							 : o->first;
-		for (n = &j->nodes[start]; n && !found;) {
-			if (key_is(n, key, len, khash))
-				found = n;
-			n = n->next ? &j->nodes[n->next]
-				    : snapjs_first(j, o);
-			if (n == &j->nodes[start])
-				break;
-		}
-		if (found) {
-			j->hint_obj = o;
-			j->hint_next = found->next;
-		}
-	}
+	for (n = snapjs_first(j, o); n; n = snapjs_next(j, n))
+		if (key_is(n, key, len))
+			found = n;
 	return found && found->type != SNAPJS_NULL ? found : NULL;
 }
-
 
 int snapjs_check(struct snapjs *j, const struct snapjs_node *n,
 		 const char *key, int type, int max)
@@ -521,7 +413,7 @@ static int read_list(struct snapread *r, const struct snapjs_field *f,
 		if (e->type != SNAPJS_OBJ)
 			return snapjs_fail(j, snapjs_col(j, e),
 					   "%s must be an object", l->what);
-		if (l->need && !snapjs_find(j, e, l->need, strlen(l->need)))
+		if (l->need && !snapjs_get(j, e, l->need))
 			return snapjs_fail(j, snapjs_col(j, e),
 					   "%s needs a \"%s\"", l->what,
 					   l->need);
@@ -590,14 +482,26 @@ static int read_field(struct snapread *r, const struct snapjs_field *f,
 	return 0;
 }
 
+/* One pass over o's keys: each to its field (the last of equal keys
+ * counts, null is absent), looked for from the field after the last one
+ * found, since the writer writes them in the table's order. */
 int snapjs_fields(struct snapread *r, const struct snapjs_node *o,
 		  const struct snapjs_field *f, void *base)
 {
-	for (; f->key; f++)
-		if (read_field(r, f,
-			       o ? snapjs_find(&r->j, o, f->key, f->klen)
-				 : NULL,
-			       base))
+	const struct snapjs_node *got[SJ_MAX_FIELDS], *n;
+	int nf = 0, i = 0;
+
+	while (f[nf].key)
+		got[nf++] = NULL;
+	for (n = o ? snapjs_first(&r->j, o) : NULL; n;
+	     n = snapjs_next(&r->j, n))
+		for (int k = 0; k < nf; k++, i = i + 1 < nf ? i + 1 : 0)
+			if (key_is(n, f[i].key, f[i].klen)) {
+				got[i] = n->type == SNAPJS_NULL ? NULL : n;
+				break;
+			}
+	for (i = 0; i < nf; i++)
+		if (read_field(r, &f[i], got[i], base))
 			return -MD_E_INPUT;
 	return 0;
 }

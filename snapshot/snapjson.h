@@ -5,12 +5,11 @@
  *
  * The nodes and the strings of a line live in arrays the reader reuses
  * from line to line: nothing is allocated per value, and a node is valid
- * until the next line is parsed.  Keys no table names are parsed and
- * ignored (room for additions within a format version).  A key that is
- * absent or null takes its default; where several keys are equal the
- * last one counts.  Every error is one line naming the file, line,
- * column (of the key) and what was wrong; the functions then return
- * -MD_E_INPUT.
+ * until the next line is parsed.  Keys no table names are ignored (room
+ * for additions within a format version).  A key that is absent or null
+ * takes its default; of equal keys the last counts.  Every error is one
+ * line naming the file, line, column (of the key) and what was wrong;
+ * the functions then return -MD_E_INPUT.
  */
 #ifndef MD_SNAPJSON_H
 #define MD_SNAPJSON_H
@@ -19,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <yajl/yajl_parse.h>
 
 #include "snap.h"
 
@@ -32,25 +33,19 @@ struct snapjs_node {
 	/* A number: an integer (no fraction, no exponent) of magnitude u,
 	 * negative if neg, unless it does not fit in 64 bits. */
 	bool integer, neg, big;
-	uint64_t u;
-	/* Where the search for its key (or, in an array, for the value)
-	 * starts: snapjs_col finds the column, for a message only. */
-	uint32_t at;
+	uint32_t at;		/* where its key (or value) is: snapjs_col */
+	uint32_t klen;
 	int next;		/* next sibling's index, 0 at the end */
 	int first;		/* first child's index, 0 if none */
 	int n;			/* children */
-	/* An object: a bit per key (snapjs_kbit), and whether two keys
-	 * share a bit (then a lookup reads every key: the last counts). */
-	uint64_t kbits;
-	bool kshared;
-	uint32_t khash;		/* of the key */
-	uint32_t klen;
+	uint64_t u;
 	const char *key;	/* NULL in an array */
 	const char *s;		/* string value or number text, NUL-ended */
 	size_t len;		/* of s */
 };
 
-struct snapjs_parse;	/* the yajl handle and the parse stack */
+/* The format nests 5 deep (rank, threads, thread, frames, frame). */
+#define SNAPJS_DEPTH 16
 
 struct snapjs {
 	const char *name;	/* the file, for messages */
@@ -71,12 +66,16 @@ struct snapjs {
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
 	size_t textlen, textcap;
-	struct snapjs_parse *p;
-	/* Where the last lookup in an object ended: the tables name keys
-	 * in the order the writer writes them, so the next one is usually
-	 * the next key. */
-	const struct snapjs_node *hint_obj;
-	int hint_next;
+	/* The parse: the open arrays and objects, their last child so far
+	 * (0 if none), the top-level values, the offset after the last
+	 * token, the key of the value that follows, why a callback
+	 * stopped the parse. */
+	yajl_handle h;
+	int open[SNAPJS_DEPTH], last[SNAPJS_DEPTH], depth, values;
+	size_t prev, keyat;
+	const char *key;
+	uint32_t klen;
+	const char *cancel;
 	/* The last strings interned, by a cheap hash of their bytes: most
 	 * ranks repeat their neighbour's host, call, file and function. */
 	struct { const char *s; size_t len; } cache[256];
@@ -85,12 +84,8 @@ struct snapjs {
 void snapjs_init(struct snapjs *j, struct snap *s, const char *name);
 void snapjs_done(struct snapjs *j);
 
-/*
- * Parse j->line (j->len bytes; j->line[j->len] must be readable and not a
- * digit, e.g. the line's '\n') into j->nodes.  Returns 0 if the line held
- * exactly one JSON value, or -MD_E_INPUT after reporting the parser's
- * message at its column.
- */
+/* Parse j->line (j->len bytes; j->line[j->len] must be readable and not a
+ * digit, e.g. the line's '\n') into j->nodes: exactly one JSON value. */
 int snapjs_parse_line(struct snapjs *j);
 
 /* The 1-based column of n's key, or of n in an array. */
@@ -100,16 +95,10 @@ int snapjs_col(const struct snapjs *j, const struct snapjs_node *n);
 int snapjs_fail(const struct snapjs *j, long col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The last child of object o named key (len bytes), NULL if none or
- * null. */
-const struct snapjs_node *snapjs_find(struct snapjs *j,
-				      const struct snapjs_node *o,
-				      const char *key, size_t len);
-static inline const struct snapjs_node *
-snapjs_get(struct snapjs *j, const struct snapjs_node *o, const char *key)
-{
-	return snapjs_find(j, o, key, __builtin_strlen(key));
-}
+/* The last child of object o named key, NULL if none or null. */
+const struct snapjs_node *snapjs_get(const struct snapjs *j,
+				     const struct snapjs_node *o,
+				     const char *key);
 /* Walking the children of an array or object: first, then next. */
 static inline const struct snapjs_node *
 snapjs_next(const struct snapjs *j, const struct snapjs_node *n)
@@ -142,10 +131,9 @@ enum snapjs_kind {
 	SJ_STR,		/* const char *, interned; NULL if absent */
 	SJ_BOOL,	/* bool */
 	SJ_ADDR,	/* uint64_t from "0x..." */
-	SJ_ENUM,	/* an int: the index of the string in sub's names
+	SJ_ENUM,	/* int: the index of the string in sub's names
 			 * (NULL-ended), def if absent */
-	SJ_OBJ,		/* an object whose fields (sub) go in the same
-			 * struct */
+	SJ_OBJ,		/* an object whose fields (sub) go in the struct */
 	SJ_LIST,	/* an array of objects (sub: struct snapjs_list) */
 	SJ_FN,		/* fn reads it */
 };
@@ -157,7 +145,9 @@ enum snapjs_kind {
 
 struct snapread;
 
-/* One key of an object; a table ends with a NULL key. */
+/* One key of an object; a table, of at most SJ_MAX_FIELDS, ends with a
+ * NULL key. */
+#define SJ_MAX_FIELDS 32
 struct snapjs_field {
 	const char *key;
 	size_t klen;
