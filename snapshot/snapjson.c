@@ -349,31 +349,17 @@ static int read_u64(struct snapjs *j, const struct snapjs_node *n,
 static int read_addr(struct snapjs *j, const struct snapjs_node *n,
 		     const char *key, uint64_t *out)
 {
-	uint64_t v = 0;
-
 	if (n->type != SNAPJS_STR)
 		return snapjs_fail(j, snapjs_col(j, n),
 				   "\"%s\" must be a hex string \"0x...\"", key);
-	if (n->len < 3 || n->len > 18 || n->s[0] != '0' || n->s[1] != 'x')
-		goto bad;
-	for (size_t i = 2; i < n->len; i++) {
-		char c = n->s[i];
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-
-		if (d < 0)
-			goto bad;
-		v = v << 4 | (uint64_t)d;
-	}
-	*out = v;
+	if (n->len < 3 || n->len > 18 || strncmp(n->s, "0x", 2) != 0 ||
+	    strspn(n->s + 2, "0123456789abcdefABCDEF") != n->len - 2)
+		return snapjs_fail(j, snapjs_col(j, n),
+				   "\"%s\" \"%.40s\" is not a hex address "
+				   "\"0x...\" of up to 16 digits",
+				   key, n->s);
+	*out = strtoull(n->s + 2, NULL, 16);
 	return 0;
-bad:
-	return snapjs_fail(j, snapjs_col(j, n),
-			   "\"%s\" \"%.40s\" is not a hex address \"0x...\" "
-			   "of up to 16 digits",
-			   key, n->s);
 }
 
 static int read_enum(struct snapjs *j, const struct snapjs_node *n,

@@ -102,17 +102,13 @@ static int read_header(struct snapread *r, const struct snapjs_node *o)
 }
 
 /* "0-1023,2048" into out (NULL: only count); *n gets the entry count,
- * which never passes max, so nothing is allocated on a lie.  *rising:
- * every range starts above the end of the one before (no rank twice). */
+ * which never passes max, so nothing is allocated on a lie. */
 static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
-			int max, int *out, int *n, bool *rising)
+			int max, int *out, int *n)
 {
 	const char *p = v->s;
-	long last = -1;
 
-	*n = 0;
-	*rising = true;
-	while (*p) {
+	for (*n = 0; *p;) {
 		long a = 0, b;
 
 		if (*p < '0' || *p > '9')
@@ -136,8 +132,6 @@ static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
 					   "\"group\" range %ld-%ld is out of "
 					   "range (%d ranks)",
 					   a, b, r->nranks);
-		*rising = *rising && a > last;
-		last = b;
 		if (b - a + 1 > (long)max - *n)
 			return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 					   "\"group\" has more than \"size\" "
@@ -264,38 +258,26 @@ static void groups_add(struct snap_groups *g, const char *text, int size,
 	pthread_mutex_unlock(&g->lock);
 }
 
-/* *out: a group of snap_group_new (NULL if absent), checked. */
+/* *out: a group of snap_group_new (NULL if absent), checked: a group
+ * from r->groups was checked when first read, only the budget is this
+ * snapshot's. */
 static int read_group(struct snapread *r, const struct snapjs_node *o,
 		      int size, int **out)
 {
 	const struct snapjs_node *v = snapjs_get(&r->j, o, "group");
-	bool cache = r->groups && v && v->type == SNAPJS_STR &&
-		     size >= GROUPS_MIN;
-	int n = 0, ret = 0;
-	bool rising = false;
+	bool text = v && v->type == SNAPJS_STR;
+	bool cache = r->groups && text && size >= GROUPS_MIN;
+	int n = v && v->type == SNAPJS_ARR ? v->n : size, ret = 0;
 
-	*out = NULL;
+	*out = cache ? groups_find(r->groups, v->s, size, r->nranks) : NULL;
 	if (!v)
 		return 0;
-	if (cache && (*out = groups_find(r->groups, v->s, size, r->nranks))) {
-		/* Checked when first read: only the budget is this
-		 * snapshot's. */
-		if ((r->group_budget -= size) >= 0)
-			return 0;
-		snap_group_put(*out);
-		*out = NULL;
-		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
-				   "the communicator groups add up to more "
-				   "than 64 entries per rank");
-	}
-	if (v->type == SNAPJS_STR)
-		ret = parse_ranges(r, v, size, NULL, &n, &rising);
-	else if (v->type == SNAPJS_ARR)
-		n = v->n;
-	else
+	if (!text && v->type != SNAPJS_ARR)
 		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				   "\"group\" must be an array of ranks or a "
 				   "string of rank ranges");
+	if (text && !*out)
+		ret = parse_ranges(r, v, size, NULL, &n);
 	if (!ret && n != size)
 		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				  "\"group\" has %d entries, \"size\" says %d",
@@ -304,20 +286,18 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				  "the communicator groups add up to more "
 				  "than 64 entries per rank");
-	if (ret)
-		return ret;
-	*out = snap_group_new(size);
-	if (v->type == SNAPJS_STR)
-		ret = parse_ranges(r, v, size, *out, &n, &rising);
-	else
-		ret = group_array(r, v, *out);
-	if (!ret && !rising)
-		ret = check_distinct(r, v, *out, size);
+	if (!ret && !*out) {
+		*out = snap_group_new(size);
+		ret = text ? parse_ranges(r, v, size, *out, &n)
+			   : group_array(r, v, *out);
+		if (!ret)
+			ret = check_distinct(r, v, *out, size);
+		if (!ret && cache)
+			groups_add(r->groups, v->s, size, r->nranks, *out);
+	}
 	if (ret) {
 		snap_group_put(*out);
 		*out = NULL;
-	} else if (cache) {
-		groups_add(r->groups, v->s, size, r->nranks, *out);
 	}
 	return ret;
 }
