@@ -351,7 +351,8 @@ static int read_addr(struct snapjs *j, const struct snapjs_node *n,
 {
 	if (n->type != SNAPJS_STR)
 		return snapjs_fail(j, snapjs_col(j, n),
-				   "\"%s\" must be a hex string \"0x...\"", key);
+				   "\"%s\" must be a hex string \"0x...\"",
+				   key);
 	if (n->len < 3 || n->len > 18 || strncmp(n->s, "0x", 2) != 0 ||
 	    strspn(n->s + 2, "0123456789abcdefABCDEF") != n->len - 2)
 		return snapjs_fail(j, snapjs_col(j, n),

@@ -598,6 +598,7 @@ struct worker {
 	struct snapread r;
 	struct lines in;
 	pthread_t tid;
+	bool started;
 	int ret;
 };
 
@@ -632,20 +633,6 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static void worker_init(struct worker *w, const struct snapread *r,
-			struct lines *in, pthread_mutex_t *lock)
-{
-	memset(w, 0, sizeof(*w));
-	w->r = *r;
-	snapjs_init(&w->r.j, r->j.s, r->j.name);
-	w->r.j.mem = snap_new();
-	w->r.j.lock = lock;
-	w->r.j.quiet = true;
-	w->r.seen = NULL;
-	w->r.worker = true;
-	w->in.fd = fileno(in->f);
-}
-
 /* The workers' ranks must follow each other from 0 to nranks. */
 static int join(struct snapread *r, struct worker *w, int n)
 {
@@ -653,17 +640,15 @@ static int join(struct snapread *r, struct worker *w, int n)
 	int next = 0, ret = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (i)
+		if (w[i].started)
 			pthread_join(w[i].tid, NULL);
-		if (w[i].ret)
+		if (w[i].ret || (w[i].r.ranks_read >= 0 &&
+				 w[i].r.first_rank != next))
 			ret = -MD_E_INPUT;
-		else if (w[i].r.ranks_read >= 0) {
-			if (w[i].r.first_rank != next)
-				ret = -MD_E_INPUT;
+		else if (w[i].r.ranks_read >= 0)
 			next = w[i].r.ranks_read;
-		}
 	}
-	if (!ret && next != r->nranks)
+	if (next != r->nranks)
 		ret = -MD_E_INPUT;
 	for (int i = 0; i < n; i++) {
 		struct snap *mem = w[i].r.j.mem;
@@ -675,9 +660,8 @@ static int join(struct snapread *r, struct worker *w, int n)
 		snapjs_done(&w[i].r.j);
 		free(w[i].in.buf);
 	}
-	if (!ret) {
+	if (!ret)
 		s->nranks = r->ranks_read = r->nranks;
-	}
 	return ret;
 }
 
@@ -687,44 +671,36 @@ static int read_parallel(struct snapread *r, struct lines *in, int threads)
 	struct worker w[RD_MAX_THREADS];
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	long long from = in->off, size = r->size;
-	int fd = fileno(in->f), n = 0;
+	int fd = fileno(in->f), n;
 
 	if (threads > RD_MAX_THREADS)
 		threads = RD_MAX_THREADS;
 	snapread_reserve(r, r->nranks - 1);
-	for (int i = 0; i < threads; i++) {
-		long long to = size;
+	for (n = 0; n < threads; n++) {
+		struct worker *x = memset(&w[n], 0, sizeof(w[n]));
 
-		if (i + 1 < threads)
-			to = line_start(fd,
-					from + (size - from) / (threads - i),
-					size);
-		worker_init(&w[n], r, in, &lock);
-		w[n].in.at = from;
-		w[n].in.stop = to;
-		w[n].r.ranks_read = n ? -1 : 0;
-		/* Without a thread the range is not read: the join finds
-		 * ranks missing and the file is read again by one. */
-		if (n && pthread_create(&w[n].tid, NULL, work, &w[n])) {
-			snapjs_done(&w[n].r.j);
-			snap_free(w[n].r.j.mem);
-			break;
-		}
-		n++;
-		from = to;
+		x->r = *r;
+		snapjs_init(&x->r.j, r->j.s, r->j.name);
+		x->r.j.mem = snap_new();
+		x->r.j.lock = &lock;
+		x->r.j.quiet = x->r.worker = true;
+		x->r.seen = NULL;
+		x->r.ranks_read = n ? -1 : 0;
+		x->in = (struct lines){ .fd = fd, .at = from, .stop = size };
+		if (n + 1 < threads)
+			x->in.stop = line_start(fd, from + (size - from) /
+							    (threads - n),
+						size);
+		from = x->in.stop;
+		/* Without a thread the range is not read: the file is
+		 * read again by one. */
+		x->started = n && !pthread_create(&x->tid, NULL, work, x);
+		if (n && !x->started)
+			x->ret = -MD_E_INPUT;
 	}
 	/* The caller's thread reads the first range. */
 	work(&w[0]);
 	return join(r, w, n) ? -MD_E_INPUT : n;
-}
-
-/* Threads pay where the ranks are many and their lines all ahead. */
-static bool parallel_ok(const struct snapread *r, const struct lines *in,
-			int threads)
-{
-	return threads > 1 && r->have_header && r->comms_read == r->ncomms &&
-	       r->held < 0 && r->ranks_read == 0 && r->size >= 0 &&
-	       in->off >= 0 && r->nranks >= RD_PAR_MIN_RANKS;
 }
 
 /* One read of f; RD_AGAIN: read it again with one thread. */
@@ -742,7 +718,12 @@ static int read_file(FILE *f, const char *name,
 	/* The header and the communicators, then the rank lines in
 	 * parallel where that pays. */
 	while ((ret = read_next(&r, &in)) > 0)
-		if (parallel_ok(&r, &in, threads)) {
+		/* Threads pay where the ranks are many, their lines all
+		 * ahead in a regular file. */
+		if (threads > 1 && r.have_header &&
+		    r.comms_read == r.ncomms && r.held < 0 &&
+		    r.ranks_read == 0 && r.size >= 0 && in.off >= 0 &&
+		    r.nranks >= RD_PAR_MIN_RANKS) {
 			*used = read_parallel(&r, &in, threads);
 			ret = *used > 0 ? 0 : RD_AGAIN;
 			break;

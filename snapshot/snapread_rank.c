@@ -141,7 +141,8 @@ static int check_op(struct snapread *r, const struct snapjs_node *o,
 	return 0;
 }
 
-#define OP(k, kd, field, ...) SJ_FIELD(k, kd, struct snap_op, field, __VA_ARGS__)
+#define OP(k, kd, field, ...) \
+	SJ_FIELD(k, kd, struct snap_op, field, __VA_ARGS__)
 
 static const struct snapjs_field actual_fields[] = {
 	OP("peer", SJ_INT, actual_local, .min = -1, .max = INT_MAX, .def = -1),
