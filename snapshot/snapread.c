@@ -451,21 +451,6 @@ static int read_object(struct snapread *r)
 			   "a note");
 }
 
-static int read_line(struct snapread *r)
-{
-	size_t i = 0;
-
-	while (i < r->j.len && strchr(" \t\r", r->j.line[i]) &&
-	       r->j.line[i])
-		i++;
-	if (i == r->j.len)
-		return 0;
-	r->j.at_comm = r->j.at_rank = r->j.at_op = -1;
-	if (snapjs_parse_line(&r->j))
-		return -MD_E_INPUT;
-	return read_object(r);
-}
-
 /* After the last line: was everything the header promised there? */
 static int finish(struct snapread *r)
 {
@@ -561,24 +546,25 @@ static ssize_t next_line(struct lines *b, char **line)
 	}
 }
 
-/* The next line of in: 1 if there was one (0 at the end), or an
+/* The next line of in, read: 1 if there was one (0 at the end), or an
  * error. */
 static int read_next(struct snapread *r, struct lines *in)
 {
+	struct snapjs *j = &r->j;
 	char *line;
 	ssize_t n = next_line(in, &line);
 
 	if (n < 0)
 		return 0;
-	r->j.lineno++;
-	r->j.line = line;
-	r->j.len = (size_t)n;
+	j->lineno++;
+	j->line = line;
 	/* The parse wants a byte behind the line. */
-	if (line[r->j.len - 1] == '\n')
-		r->j.len--;
-	else
-		line[r->j.len] = '\n';
-	return read_line(r) ? -MD_E_INPUT : 1;
+	j->len = (size_t)n - (line[n - 1] == '\n');
+	line[j->len] = '\n';
+	if (strspn(line, " \t\r") == j->len)
+		return 1;
+	j->at_comm = j->at_rank = j->at_op = -1;
+	return snapjs_parse_line(j) || read_object(r) ? -MD_E_INPUT : 1;
 }
 
 /*
