@@ -11,8 +11,13 @@
 #
 #   scripts/bench-collect.sh BUILD_DIR [RANKS...]
 #
-# REPEAT=n attaches n times to each job and keeps the fastest run (the
-# machine is shared: the minimum is the least disturbed).
+# REPEAT=n (default 5) attaches n times to each job and keeps the fastest
+# run (the machine is shared: the minimum is the least disturbed).  A
+# collection of a few ranks takes 0.05-0.1 s, and one run's noise (a few
+# ms) divided by the few ranks added between two small sizes would swamp
+# the cost per rank; collect_per_rank_fit (and _cpu) is the slope of a
+# least-squares line through every size's figure, the cost per rank that
+# no single pair of sizes decides.
 #
 # On the largest job, attach -> snapshot also runs alternately with
 # ob1's queue walk on and off (MD_NO_OB1=1), at least 5 times each; the
@@ -30,7 +35,7 @@ bin=$build/mpi-deadlock
 mkdir -p "$build/bench"
 mpicc -g -O0 -o "$build/bench/ring" samples/ring.c
 
-repeat=${REPEAT:-1}
+repeat=${REPEAT:-5}
 base=${BASE:-}
 out=$(mktemp)
 err=$(mktemp)
@@ -130,7 +135,7 @@ compare_ob1() {
 		printf "snapshot_%s_ranks_ob1_ratio: %.3f x (attach to snapshot, ob1 walk on/off, fastest of each; target < 1.2)\n", n, (b > 0 ? a / b : 0) }'
 }
 
-prev_n= prev_total= prev_cpu=
+prev_n= prev_total= prev_cpu= fit=
 for n in "${sizes[@]}"; do
 	: >"$out"
 	mpirun --allow-run-as-root --oversubscribe --mca pml ob1 \
@@ -150,6 +155,8 @@ for n in "${sizes[@]}"; do
 			printf "collect_per_rank_%d_%d_cpu: %.2f ms\n", a, b, 1000 * (cb - ca) / (b - a) }'
 	fi
 	prev_n=$n prev_total=$last_total prev_cpu=$last_cpu
+	fit="$fit$n $last_total $last_cpu
+"
 	echo "collect_${n}_ranks_load: $(cut -d' ' -f1 /proc/loadavg)"
 	[ "$n" != "$ob1_size" ] || compare_ob1 "$n"
 	# The first collection on a machine (or after a new libc or MPI)
@@ -160,3 +167,13 @@ for n in "${sizes[@]}"; do
 	[ -z "$base" ] || measure "base_collect_${n}_ranks" "$base/mpi-deadlock"
 	end_job
 done
+
+# The least-squares slope of seconds against ranks over every size.
+[ ${#sizes[@]} -lt 3 ] || awk '
+	NF == 3 { k++; x += $1; y += $2; c += $3; xx += $1 * $1
+		  xy += $1 * $2; xc += $1 * $3 }
+	END {
+		d = k * xx - x * x
+		printf "collect_per_rank_fit: %.2f ms (least squares over %d sizes)\n", 1000 * (k * xy - x * y) / d, k
+		printf "collect_per_rank_fit_cpu: %.2f ms\n", 1000 * (k * xc - x * c) / d
+	}' <<<"$fit"
