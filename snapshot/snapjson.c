@@ -485,6 +485,7 @@ int snapjs_fields(struct snapread *r, const struct snapjs_node *o,
 		for (int k = 0; k < nf; k++, i = i + 1 < nf ? i + 1 : 0)
 			if (key_is(n, f[i].key, f[i].klen)) {
 				got[i] = n->type == SNAPJS_NULL ? NULL : n;
+				i = i + 1 < nf ? i + 1 : 0;
 				break;
 			}
 	for (i = 0; i < nf; i++)

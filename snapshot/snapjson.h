@@ -148,6 +148,10 @@ struct snapread;
 /* One key of an object; a table, of at most SJ_MAX_FIELDS, ends with a
  * NULL key. */
 #define SJ_MAX_FIELDS 32
+/* After a table: it fits snapjs_fields' array (with its end mark). */
+#define SJ_TABLE_FITS(t)                                                    \
+	_Static_assert(sizeof(t) / sizeof((t)[0]) <= SJ_MAX_FIELDS + 1,     \
+		       #t " has more than SJ_MAX_FIELDS fields")
 struct snapjs_field {
 	const char *key;
 	size_t klen;

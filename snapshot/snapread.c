@@ -44,6 +44,7 @@ static const struct snapjs_field header_fields[] = {
 	HD("interval_ms", SJ_INT, interval_ms, .max = INT_MAX),
 	{ NULL },
 };
+SJ_TABLE_FITS(header_fields);
 
 /* nranks and ncomms size the allocations: checked against the input
  * before anything is allocated. */
@@ -56,6 +57,7 @@ static const struct snapjs_field count_fields[] = {
 	RD("held", held, .max = SJ_NRANKS, .def = -1),
 	{ NULL },
 };
+SJ_TABLE_FITS(count_fields);
 
 static int read_header(struct snapread *r, const struct snapjs_node *o)
 {
@@ -361,6 +363,7 @@ static const struct snapjs_field comm_fields[] = {
 	CL("neighbors", SJ_STR, neighbors),
 	{ NULL },
 };
+SJ_TABLE_FITS(comm_fields);
 
 /* The communicator's topology, if the line has one. */
 static int read_topo(struct snapread *r, const struct snapjs_node *o,

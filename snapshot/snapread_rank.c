@@ -152,6 +152,7 @@ static const struct snapjs_field actual_fields[] = {
 	OP("length", SJ_U64, actual_length),
 	{ NULL },
 };
+SJ_TABLE_FITS(actual_fields);
 
 static const struct snapjs_field op_fields[] = {
 	OP("kind", SJ_ENUM, kind, .sub = snap_op_kind_names),
@@ -176,6 +177,7 @@ static const struct snapjs_field op_fields[] = {
 	OP("seq", SJ_U64, sequence),
 	{ NULL },
 };
+SJ_TABLE_FITS(op_fields);
 
 static const struct snapjs_list op_list = {
 	op_fields, sizeof(struct snap_op), 1 << 24, "an \"ops\" entry", "kind",
@@ -205,6 +207,7 @@ static const struct snapjs_field frame_fields[] = {
 	FR("line", SJ_INT, line, .max = INT_MAX),
 	{ NULL },
 };
+SJ_TABLE_FITS(frame_fields);
 
 static const struct snapjs_list frame_list = {
 	frame_fields, sizeof(struct snap_frame), 1 << 20,
@@ -226,6 +229,7 @@ static const struct snapjs_field thread_fields[] = {
 	   .def = -1),
 	{ NULL },
 };
+SJ_TABLE_FITS(thread_fields);
 
 static const struct snapjs_list thread_list = {
 	thread_fields, sizeof(struct snap_thread), 1 << 20,
@@ -283,6 +287,7 @@ static const struct snapjs_field rec_fields[] = {
 	TR("file", SJ_STR, file),
 	{ NULL },
 };
+SJ_TABLE_FITS(rec_fields);
 
 static const struct snapjs_list rec_list = {
 	rec_fields, sizeof(struct snap_track_rec), 1 << 20,
@@ -298,6 +303,7 @@ static const struct snapjs_field track_fields[] = {
 	   .count = offsetof(struct snap_rank, ntrack)),
 	{ NULL },
 };
+SJ_TABLE_FITS(track_fields);
 
 /* libmdtrack.so's records (doc/snapshot-format.md). */
 static int read_track(struct snapread *r, const struct snapjs_field *f,
@@ -317,6 +323,7 @@ static const struct snapjs_field site_fields[] = {
 	RK("line", SJ_INT, call_line, .max = INT_MAX),
 	{ NULL },
 };
+SJ_TABLE_FITS(site_fields);
 
 static const struct snapjs_field rank_fields[] = {
 	RK("pid", SJ_INT, pid, .max = INT_MAX),
@@ -339,6 +346,7 @@ static const struct snapjs_field rank_fields[] = {
 	RK("reason", SJ_STR, reason),
 	{ NULL },
 };
+SJ_TABLE_FITS(rank_fields);
 
 /* The rank's number: the next one, after all communicators. */
 static int rank_number(struct snapread *r, const struct snapjs_node *o,
