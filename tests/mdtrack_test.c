@@ -32,8 +32,9 @@ static const char fake_src[] =
 	"int PMPI_Irecv(void *b, int c, MPI_Datatype d, int src, int tag,\n"
 	"	       MPI_Comm comm, MPI_Request *r)\n"
 	"{\n"
-	"	(void)b; (void)c; (void)d; (void)src; (void)comm;\n"
-	"	*r = (MPI_Request)(void *)reqs[tag & 3];\n"
+	"	(void)d; (void)src; (void)comm;\n"
+	"	/* Count 7: the buffer is the handle (the caller picks it). */\n"
+	"	*r = (MPI_Request)(c == 7 ? b : (void *)reqs[tag & 3]);\n"
 	"	return 0;\n"
 	"}\n";
 
@@ -92,7 +93,52 @@ static const char prog_fmt[] =
 	"	return 0;\n"
 	"}\n";
 
-Test(mdtrack, wrappers_find_a_late_mpi_and_keep_the_newest_post_per_request)
+/* Two handles of one bucket posted in turns, then a third: what the
+ * table counts as dropped.  With count 7 the fake hands out the buffer
+ * as the handle, so the program picks handles that share a bucket. */
+static const char turns_fmt[] =
+	"#include <mpi.h>\n"
+	"#include <dlfcn.h>\n"
+	"#include <stdio.h>\n"
+	"#include <stdint.h>\n"
+	"#include \"%s/include/mdtrack.h\"\n"
+	"typedef int (*irecv_t)(void *, int, MPI_Datatype, int, int,\n"
+	"		       MPI_Comm, MPI_Request *);\n"
+	"static char pool[1 << 22];\n"
+	"int main(void)\n"
+	"{\n"
+	"	char *h[3] = { pool, 0, 0 };\n"
+	"	int k = 1, order[] = { 0, 1, 0, 1, 0, 1, 0 };\n"
+	"	struct mdt_table *t;\n"
+	"	irecv_t irecv;\n"
+	"	MPI_Request r;\n"
+	"	if (!dlopen(\"%s\", RTLD_NOW | RTLD_GLOBAL))\n"
+	"		return 2;\n"
+	"	irecv = (irecv_t)dlsym(RTLD_DEFAULT, \"MPI_Irecv\");\n"
+	"	t = dlsym(RTLD_DEFAULT, \"md_track_table\");\n"
+	"	for (char *p = pool + 64; k < 3 && p < pool + sizeof(pool); p += 64)\n"
+	"		if (mdt_bucket((uintptr_t)p) == mdt_bucket((uintptr_t)pool))\n"
+	"			h[k++] = p;\n"
+	"	if (!irecv || !t || k < 3)\n"
+	"		return 3;\n"
+	"	for (int i = 0; i < 7; i++)\n"
+	"		irecv(h[order[i]], 7, (MPI_Datatype)0, 0, i, (MPI_Comm)0, &r);\n"
+	"	printf(\"turns dropped %%llu\\n\", (unsigned long long)t->posts_dropped);\n"
+	"	irecv(h[2], 7, (MPI_Datatype)0, 0, 9, (MPI_Comm)0, &r);\n"
+	"	printf(\"third dropped %%llu\\n\", (unsigned long long)t->posts_dropped);\n"
+	"	for (int w = 0; w < MDT_WAYS; w++) {\n"
+	"		struct mdt_post *p = &t->posts[mdt_bucket((uintptr_t)pool)][w];\n"
+	"		printf(\"way %%d handle %%d tag %%d\\n\", w,\n"
+	"		       p->request == (uintptr_t)h[0] ? 0 :\n"
+	"		       p->request == (uintptr_t)h[1] ? 1 : 2, p->tag);\n"
+	"	}\n"
+	"	return 0;\n"
+	"}\n";
+
+/* Builds the fake MPI and the program of fmt (given the source tree and
+ * the fake) and returns what the program printed with the library
+ * preloaded; skips where the library or Open MPI's mpicc is missing. */
+static char *run_with_library(const char *fmt)
 {
 	const char *build = getenv("MD_BUILD") ? getenv("MD_BUILD") : "build";
 	char *lib = xasprintf("%s/lib/mpi-deadlock/libmdtrack.so", build);
@@ -118,12 +164,31 @@ Test(mdtrack, wrappers_find_a_late_mpi_and_keep_the_newest_post_per_request)
 	fake = ef_cc(dir, "libfake.so", fake_src, flags, NULL);
 	cr_assert_not_null(fake);
 	free(flags);
-	src = xasprintf(prog_fmt, cwd, fake);
+	/* fmt is one of this file's two program texts. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	src = xasprintf(fmt, cwd, fake);
+#pragma GCC diagnostic pop
 	flags = xasprintf("%s -O2 -pthread", mpiflags);
 	prog = ef_cc(dir, "prog", src, flags, "-ldl");
 	cr_assert_not_null(prog);
 	out = ef_output("LD_PRELOAD=%s %s", abslib, prog);
 	cr_assert_not_null(out, "the program failed");
+	free(prog);
+	free(src);
+	free(flags);
+	free(fake);
+	free(mpiflags);
+	free(abslib);
+	ef_rmtree(dir);
+	free(lib);
+	return out;
+}
+
+Test(mdtrack, wrappers_find_a_late_mpi_and_keep_the_newest_post_per_request)
+{
+	char *out = run_with_library(prog_fmt);
+
 	/* Every argument reached the late-found PMPI_Isend intact (the
 	 * seventh on the stack). */
 	cr_expect(strstr(out, "isend 0x1111 2222 0x3333 4444 8 0x5555\n"),
@@ -136,12 +201,17 @@ Test(mdtrack, wrappers_find_a_late_mpi_and_keep_the_newest_post_per_request)
 	cr_expect_null(strstr(out, " tag 1 comm 0 "), "%s", out);
 	cr_expect(strstr(out, " tag 2 comm 0 ok 1\n"), "%s", out);
 	free(out);
-	free(prog);
-	free(src);
-	free(flags);
-	free(fake);
-	free(mpiflags);
-	free(abslib);
-	ef_rmtree(dir);
-	free(lib);
+}
+
+Test(mdtrack, two_handles_of_a_bucket_in_turns_lose_nothing_a_third_drops_one)
+{
+	char *out = run_with_library(turns_fmt);
+
+	/* Handles 0 and 1 swap ways at every post: neither loses a record. */
+	cr_expect(strstr(out, "turns dropped 0\n"), "%s", out);
+	/* Handle 2 comes first and pushes out the older of the two. */
+	cr_expect(strstr(out, "third dropped 1\n"), "%s", out);
+	cr_expect(strstr(out, "way 0 handle 2 tag 9\n"), "%s", out);
+	cr_expect(strstr(out, "way 1 handle 0 tag 6\n"), "%s", out);
+	free(out);
 }
