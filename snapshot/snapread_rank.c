@@ -18,15 +18,19 @@ _Static_assert(sizeof(enum snap_op_kind) == sizeof(int) &&
 		       sizeof(enum snap_rank_state) == sizeof(int),
 	       "SJ_ENUM stores an int");
 
-/* A key's value checked again, against a range that depends on other
- * keys of the object (read by then). */
+/* A key's value v, as read, checked again against a range that depends
+ * on other keys of the object; the key is looked up again only to name
+ * it in the error (absent, it had its default: fine). */
 static int recheck(struct snapjs *j, const struct snapjs_node *o,
-		   const char *key, int64_t min, int64_t max)
+		   const char *key, int v, int64_t min, int64_t max)
 {
-	const struct snapjs_node *n = snapjs_get(j, o, key);
-	int64_t v;
+	const struct snapjs_node *n;
+	int64_t out;
 
-	return n ? snapjs_num(j, n, key, NULL, min, max, &v) : 0;
+	if (v >= min && v <= max)
+		return 0;
+	n = snapjs_get(j, o, key);
+	return n ? snapjs_num(j, n, key, NULL, min, max, &out) : 0;
 }
 
 /* Each [comm, local rank] pair must be a real place in the
@@ -126,7 +130,7 @@ static int check_op(struct snapread *r, const struct snapjs_node *o,
 
 	if (!c)
 		return 0;
-	if (recheck(&r->j, o, "peer", -1, c->size - 1))
+	if (recheck(&r->j, o, "peer", op->peer_local, -1, c->size - 1))
 		return -MD_E_INPUT;
 	if (c->group && op->peer_local >= 0 && op->peer_global >= 0 &&
 	    c->group[op->peer_local] != op->peer_global)
@@ -190,8 +194,10 @@ static int check_thread(struct snapread *r, const struct snapjs_node *o,
 {
 	const struct snap_thread *t = entry;
 
-	return recheck(&r->j, o, "mpi_frame", -1, t->nframes - 1) ||
-		       recheck(&r->j, o, "user_frame", -1, t->nframes - 1)
+	return recheck(&r->j, o, "mpi_frame", t->mpi_frame, -1,
+		       t->nframes - 1) ||
+		       recheck(&r->j, o, "user_frame", t->user_frame, -1,
+			       t->nframes - 1)
 		       ? -MD_E_INPUT
 		       : 0;
 }
