@@ -248,7 +248,8 @@ int snapjs_parse_line(struct snapjs *j)
 
 static bool key_is(const struct snapjs_node *n, const char *key, size_t len)
 {
-	return n->klen == len && memcmp(n->key, key, len) == 0;
+	return n->klen == len && n->key[0] == key[0] &&
+	       memcmp(n->key, key, len) == 0;
 }
 
 const struct snapjs_node *snapjs_get(const struct snapjs *j,
@@ -353,13 +354,26 @@ static int read_addr(struct snapjs *j, const struct snapjs_node *n,
 		return snapjs_fail(j, snapjs_col(j, n),
 				   "\"%s\" must be a hex string \"0x...\"",
 				   key);
-	if (n->len < 3 || n->len > 18 || strncmp(n->s, "0x", 2) != 0 ||
-	    strspn(n->s + 2, "0123456789abcdefABCDEF") != n->len - 2)
+	uint64_t v = 0;
+	size_t i = 2;
+
+	if (n->len >= 3 && n->len <= 18 && n->s[0] == '0' && n->s[1] == 'x')
+		for (; i < n->len; i++) {
+			unsigned c = (unsigned char)n->s[i], d = c - '0';
+
+			if (d > 9) {
+				d = (c | 0x20) - 'a' + 10;
+				if (d < 10 || d > 15)
+					break;
+			}
+			v = v << 4 | d;
+		}
+	if (i != n->len || n->len < 3)
 		return snapjs_fail(j, snapjs_col(j, n),
 				   "\"%s\" \"%.40s\" is not a hex address "
 				   "\"0x...\" of up to 16 digits",
 				   key, n->s);
-	*out = strtoull(n->s + 2, NULL, 16);
+	*out = v;
 	return 0;
 }
 
@@ -369,7 +383,7 @@ static int read_enum(struct snapjs *j, const struct snapjs_node *n,
 	if (snapjs_check(j, n, key, SNAPJS_STR, 0))
 		return -MD_E_INPUT;
 	for (int i = 0; names[i]; i++)
-		if (strcmp(names[i], n->s) == 0) {
+		if (names[i][0] == n->s[0] && strcmp(names[i], n->s) == 0) {
 			*out = i;
 			return 0;
 		}

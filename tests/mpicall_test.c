@@ -195,3 +195,20 @@ Test(mpicall, calls_named_from_open_mpi_internals_are_in_the_table)
 	cr_expect(!mc_call_name("ompi_coll_libnbc_ineighbor_allgather", buf,
 				sizeof(buf)));
 }
+
+/* md_call_class remembers names by address: the same buffer holding
+ * another name later gets that name's class, not the remembered one. */
+Test(mpicall, a_reused_name_buffer_gets_the_new_names_class)
+{
+	char name[32];
+
+	strcpy(name, "MPI_Recv");
+	cr_assert_eq(md_call_class(name), MD_CALL_RECV);
+	cr_assert_eq(md_call_class(name), MD_CALL_RECV);
+	strcpy(name, "MPI_Barrier");
+	cr_assert_eq(md_call_class(name), MD_CALL_COLL);
+	strcpy(name, "MPIX_Whatever");
+	cr_assert_eq(md_call_class(name), MD_CALL_NONBLOCKING);
+	strcpy(name, "MPI_Recv");
+	cr_assert_eq(md_call_class(name), MD_CALL_RECV);
+}

@@ -461,6 +461,27 @@ static struct bad_case bad_cases[] = {
 	  "{\"comm\":0,\"size\":2,\"group\":\"0-1,\"}\n"
 	  "",
 	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" \"0-1,\" is not a list of rank ranges like \"0-3,8\" (at \",\")\n" },
+	{ "hexdigit",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"threads\":[{\"tid\":1,\"frames\":[{\"pc\":\"0x4g\"}]}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:42: rank 0: \"pc\" \"0x4g\" is not a hex address \"0x...\" of up to 16 digits\n" },
+	{ "hexlong",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"kind\":\"recv\",\"request\":\"0x1FfFfFfFfFfFfFfFf\"}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: \"request\" \"0x1FfFfFfFfFfFfFfFf\" is not a hex address \"0x...\" of up to 16 digits\n" },
+	{ "hexprefix",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0,\"ops\":[{\"kind\":\"recv\",\"request\":\"0X10\"}]}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: \"request\" \"0X10\" is not a hex address \"0x...\" of up to 16 digits\n" },
 	{ "hugeranks",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2000000,\"ncomms\":0}",
 	  "mpi-deadlock: t.jsonl:1:47: 2000000 ranks and 0 communicators cannot fit in the 74 bytes of the file: truncated or inconsistent\n" },
@@ -722,6 +743,23 @@ Test(snapio, reads_keys_in_any_order_and_skips_unknown_values)
 	cr_assert_str_eq(s->ranks[0].ops[0].extra[0], "e");
 	cr_assert_eq(s->ranks[0].members[0].local_rank, 0);
 	cr_assert_eq(s->ranks[1].pid, 7);
+	snap_free(s);
+}
+
+/* Hex addresses: either case, up to all 16 digits. */
+Test(snapio, reads_hex_addresses_in_either_case)
+{
+	struct snap *s = NULL;
+
+	cr_assert_eq(read_string(
+		"{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":1,\"ncomms\":1}\n"
+		"{\"comm\":0,\"size\":1,\"group\":[0]}\n"
+		"{\"rank\":0,\"ops\":[{\"kind\":\"recv\",\"request\":\"0xFfFfFfFfFfFfFfFe\","
+		"\"buffer\":\"0x0\"}],\"threads\":[{\"tid\":1,\"frames\":"
+		"[{\"pc\":\"0xA0b1c2D3\"}]}]}\n", &s), 0);
+	cr_assert_eq(s->ranks[0].ops[0].request, 0xfffffffffffffffeULL);
+	cr_assert_eq(s->ranks[0].ops[0].buffer, 0);
+	cr_assert_eq(s->ranks[0].threads[0].frames[0].pc, 0xa0b1c2d3ULL);
 	snap_free(s);
 }
 
