@@ -26,6 +26,7 @@ enum snap_rank_state {
 	SNAP_RANK_GONE,		/* exited before or during collection */
 	SNAP_RANK_UNREAD,	/* alive but could not be read (reason) */
 	SNAP_RANK_REMOTE,	/* on another host: not collected here */
+	SNAP_RANK_STATE_LAST = SNAP_RANK_REMOTE,	/* a new value goes above */
 };
 
 /* Did the rank's MPI state change between the looks? */
@@ -33,12 +34,14 @@ enum snap_progress {
 	SNAP_PROGRESS_UNKNOWN,	/* one look only, or rank not read */
 	SNAP_PROGRESS_STABLE,	/* the same in every look */
 	SNAP_PROGRESS_CHANGED,	/* it moved: the rank is making progress */
+	SNAP_PROGRESS_LAST = SNAP_PROGRESS_CHANGED,
 };
 
 enum snap_op_kind {
 	SNAP_OP_SEND,
 	SNAP_OP_RECV,
 	SNAP_OP_UNEXPECTED,	/* arrived, not yet received */
+	SNAP_OP_KIND_LAST = SNAP_OP_UNEXPECTED,
 };
 
 /* Where an operation was read from. */
@@ -46,12 +49,14 @@ enum snap_op_source {
 	SNAP_SRC_DLL,		/* the MPI library's message-queue DLL */
 	SNAP_SRC_OB1,		/* Open MPI ob1's matching queues, read
 				 * directly (what the DLL hides) */
+	SNAP_SRC_LAST = SNAP_SRC_OB1,
 };
 
 enum snap_op_status {
 	SNAP_ST_PENDING,
 	SNAP_ST_MATCHED,
 	SNAP_ST_COMPLETE,
+	SNAP_ST_LAST = SNAP_ST_COMPLETE,
 };
 
 /* Where the DLL's queue information for a rank stands. */
@@ -94,6 +99,7 @@ enum snap_topo {
 	SNAP_TOPO_CART,
 	SNAP_TOPO_GRAPH,
 	SNAP_TOPO_DIST_GRAPH,
+	SNAP_TOPO_LAST = SNAP_TOPO_DIST_GRAPH,
 };
 
 /*
@@ -180,6 +186,7 @@ enum snap_track_kind {
 	SNAP_TRACK_POST,	/* created or started a request */
 	SNAP_TRACK_INIT,	/* created a persistent request */
 	SNAP_TRACK_COLL,	/* last collective on a communicator */
+	SNAP_TRACK_KIND_LAST = SNAP_TRACK_COLL,
 };
 
 #define SNAP_TRACK_NONE (-0x7fffffff)	/* no peer, root or tag */

@@ -410,18 +410,50 @@ void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
 		memcpy(c->nbr, nbr, n * sizeof(int));
 }
 
-const char *const snap_state_names[] = { "collected", "gone", "unread",
-					  "remote", NULL };
-const char *const snap_progress_names[] = { "unknown", "stable", "changed",
-					     NULL };
-const char *const snap_op_kind_names[] = { "send", "recv", "unexpected",
-					    NULL };
-const char *const snap_status_names[] = { "pending", "matched", "complete",
-					   NULL };
-const char *const snap_source_names[] = { "dll", "ob1", NULL };
-const char *const snap_topo_names[] = { "none", "cart", "graph",
-					 "dist_graph", NULL };
-const char *const snap_track_kind_names[] = { "post", "init", "coll", NULL };
+/* The names the format gives each enum's values, NULL-ended.  Given by
+ * value, not by position, and each list checked to end right after the
+ * enum's _LAST value (snap.h): a new value without a name does not
+ * compile. */
+#define NAMES_END(names, last)                                              \
+	_Static_assert(sizeof(names) / sizeof((names)[0]) == (last) + 2,    \
+		       #names " does not name every value up to " #last)
+const char *const snap_state_names[] = {
+	[SNAP_RANK_COLLECTED] = "collected", [SNAP_RANK_GONE] = "gone",
+	[SNAP_RANK_UNREAD] = "unread", [SNAP_RANK_REMOTE] = "remote",
+	[SNAP_RANK_STATE_LAST + 1] = NULL,
+};
+NAMES_END(snap_state_names, SNAP_RANK_STATE_LAST);
+const char *const snap_progress_names[] = {
+	[SNAP_PROGRESS_UNKNOWN] = "unknown", [SNAP_PROGRESS_STABLE] = "stable",
+	[SNAP_PROGRESS_CHANGED] = "changed", [SNAP_PROGRESS_LAST + 1] = NULL,
+};
+NAMES_END(snap_progress_names, SNAP_PROGRESS_LAST);
+const char *const snap_op_kind_names[] = {
+	[SNAP_OP_SEND] = "send", [SNAP_OP_RECV] = "recv",
+	[SNAP_OP_UNEXPECTED] = "unexpected", [SNAP_OP_KIND_LAST + 1] = NULL,
+};
+NAMES_END(snap_op_kind_names, SNAP_OP_KIND_LAST);
+const char *const snap_status_names[] = {
+	[SNAP_ST_PENDING] = "pending", [SNAP_ST_MATCHED] = "matched",
+	[SNAP_ST_COMPLETE] = "complete", [SNAP_ST_LAST + 1] = NULL,
+};
+NAMES_END(snap_status_names, SNAP_ST_LAST);
+const char *const snap_source_names[] = {
+	[SNAP_SRC_DLL] = "dll", [SNAP_SRC_OB1] = "ob1",
+	[SNAP_SRC_LAST + 1] = NULL,
+};
+NAMES_END(snap_source_names, SNAP_SRC_LAST);
+const char *const snap_topo_names[] = {
+	[SNAP_TOPO_NONE] = "none", [SNAP_TOPO_CART] = "cart",
+	[SNAP_TOPO_GRAPH] = "graph", [SNAP_TOPO_DIST_GRAPH] = "dist_graph",
+	[SNAP_TOPO_LAST + 1] = NULL,
+};
+NAMES_END(snap_topo_names, SNAP_TOPO_LAST);
+const char *const snap_track_kind_names[] = {
+	[SNAP_TRACK_POST] = "post", [SNAP_TRACK_INIT] = "init",
+	[SNAP_TRACK_COLL] = "coll", [SNAP_TRACK_KIND_LAST + 1] = NULL,
+};
+NAMES_END(snap_track_kind_names, SNAP_TRACK_KIND_LAST);
 
 /* names[i], or "?" for a value past the list. */
 static const char *name_of(const char *const *names, unsigned i)

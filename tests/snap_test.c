@@ -172,3 +172,28 @@ Test(snap, names_match_the_file_format)
 	cr_assert_str_eq(snap_status_name(SNAP_ST_COMPLETE), "complete");
 	cr_assert_str_eq(snap_status_name((enum snap_op_status)42), "?");
 }
+
+/* Every value of each enum up to its _LAST has a name, and the list ends
+ * right after it (the reader stops at the first NULL). */
+Test(snap, every_enum_value_has_a_name_in_its_list)
+{
+	static const struct {
+		const char *const *names;
+		int last;
+	} lists[] = {
+		{ snap_state_names, SNAP_RANK_STATE_LAST },
+		{ snap_progress_names, SNAP_PROGRESS_LAST },
+		{ snap_op_kind_names, SNAP_OP_KIND_LAST },
+		{ snap_status_names, SNAP_ST_LAST },
+		{ snap_source_names, SNAP_SRC_LAST },
+		{ snap_topo_names, SNAP_TOPO_LAST },
+		{ snap_track_kind_names, SNAP_TRACK_KIND_LAST },
+	};
+
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		for (int i = 0; i <= lists[l].last; i++)
+			cr_assert_not_null(lists[l].names[i], "list %zu, value %d",
+					   l, i);
+		cr_assert_null(lists[l].names[lists[l].last + 1], "list %zu", l);
+	}
+}
