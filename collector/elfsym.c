@@ -66,6 +66,10 @@ struct es_view {
 	struct es_object *objs;
 	char **paths;
 	unsigned n, cap;
+	/* objs' indexes by start address, for es_proc_object_at (a stack
+	 * walk asks for every word it reads); unused if two overlap. */
+	unsigned *by_addr;
+	bool overlap;
 };
 
 static bool sym_wanted(const GElf_Sym *s, enum es_kind *kind)
@@ -811,7 +815,30 @@ void es_view_free(struct es_view *v)
 		free(v->paths[i]);
 	free(v->paths);
 	free(v->objs);
+	free(v->by_addr);
 	free(v);
+}
+
+/* Put object i in by_addr, by start address, and note an overlap. */
+static void index_by_addr(struct es_view *v, unsigned i)
+{
+	const struct es_object *o = &v->objs[i];
+	unsigned lo = 0, hi = i;	/* i objects are indexed */
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (v->objs[v->by_addr[mid]].start <= o->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&v->by_addr[lo + 1], &v->by_addr[lo],
+		(i - lo) * sizeof(*v->by_addr));
+	v->by_addr[lo] = i;
+	if ((lo > 0 && v->objs[v->by_addr[lo - 1]].end > o->start) ||
+	    (lo < i && o->end > v->objs[v->by_addr[lo + 1]].start))
+		v->overlap = true;
 }
 
 static void view_push(struct es_view *v, const char *path, char *owned,
@@ -824,6 +851,8 @@ static void view_push(struct es_view *v, const char *path, char *owned,
 		v->cap = v->cap ? 2 * v->cap : 16;
 		v->objs = xrealloc(v->objs, v->cap * sizeof(*v->objs));
 		v->paths = xrealloc(v->paths, v->cap * sizeof(*v->paths));
+		v->by_addr = xrealloc(v->by_addr,
+				      v->cap * sizeof(*v->by_addr));
 	}
 	i = v->n++;
 	v->paths[i] = owned;
@@ -833,6 +862,7 @@ static void view_push(struct es_view *v, const char *path, char *owned,
 	o->img = img;
 	o->start = img->base_vaddr + bias;
 	o->end = img->vaddr_end + bias;
+	index_by_addr(v, i);
 }
 
 void es_view_append(struct es_view *v, const char *path, uint64_t bias,
@@ -896,10 +926,26 @@ int es_proc_lookup(const struct es_view *v, const char *name, uint64_t *addr)
 const struct es_object *es_proc_object_at(const struct es_view *v,
 					  uint64_t pc)
 {
-	unsigned i;
+	unsigned i, lo = 0, hi = v->n;
+	const struct es_object *o;
 
-	for (i = 0; i < v->n; i++)
-		if (pc >= v->objs[i].start && pc < v->objs[i].end)
-			return &v->objs[i];
-	return NULL;
+	if (v->overlap) {	/* the first in the view's order */
+		for (i = 0; i < v->n; i++)
+			if (pc >= v->objs[i].start && pc < v->objs[i].end)
+				return &v->objs[i];
+		return NULL;
+	}
+	/* The last object that starts at or below pc. */
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (v->objs[v->by_addr[mid]].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	o = &v->objs[v->by_addr[lo - 1]];
+	return pc < o->end ? o : NULL;
 }

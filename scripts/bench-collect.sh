@@ -11,8 +11,10 @@
 #
 #   scripts/bench-collect.sh BUILD_DIR [RANKS...]
 #
-# REPEAT=n (default 5) attaches n times to each job and keeps the fastest
-# run (the machine is shared: the minimum is the least disturbed).  A
+# REPEAT=n (default 5) attaches n times to each job (64/N times as often
+# to a job of N < 64 ranks, whose collection takes a few hundredths of a
+# second) and keeps the fastest run (the machine is shared: the minimum
+# is the least disturbed).  A
 # collection of a few ranks takes 0.05-0.1 s, and one run's noise (a few
 # ms) divided by the few ranks added between two small sizes would swamp
 # the cost per rank; collect_per_rank_fit (and _cpu) is the slope of a
@@ -57,7 +59,12 @@ trap 'end_job; rm -f "$out" "$err" "$best"' EXIT
 measure() {
 	local name=$1 exe=$2 dt cpu mincpu= min= line phase v
 	local TIMEFORMAT='%R %U %S'
-	for _ in $(seq "$repeat"); do
+	# A small job's collection is short, and the difference between two
+	# small sizes is a few ranks' worth: more runs there (64/n times
+	# REPEAT), for a fastest run that is not one lucky or unlucky run.
+	local reps=$(( (repeat * 64 + n - 1) / n ))
+	[ "$reps" -ge "$repeat" ] || reps=$repeat
+	for _ in $(seq "$reps"); do
 		read -r dt cpu < <({ time "$exe" --attach "$mpirun_pid" --looks 1 -v \
 			--format json >/dev/null 2>"$err" || true; } 2>&1 |
 			awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }')

@@ -259,6 +259,40 @@ Test(elfsym, proc_lookup_accepts_null_out_pointer)
 	free_pair(&p);
 }
 
+/* Objects added in any address order are found by address, between
+ * and around them nothing is; overlapping objects give the first added
+ * (the view's order), as a plain scan does. */
+Test(elfsym, object_at_finds_objects_added_in_any_order)
+{
+	struct pair p = build_pair();
+	struct es_cache *c = es_cache_new();
+	struct es_view *v = es_view_new(c);
+	static const uint64_t bias[] = { 0x7f3000000000ULL, 0x555555554000ULL,
+					 0x7f1000000000ULL, 0x7f2000000000ULL };
+	const struct es_object *o;
+
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(es_view_add(v, i % 2 ? p.prog : p.lib, bias[i]), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		o = es_view_object(v, i);
+		cr_expect_eq(es_proc_object_at(v, o->start), o, "object %u", i);
+		cr_expect_eq(es_proc_object_at(v, o->end - 1), o, "object %u", i);
+		cr_expect_null(es_proc_object_at(v, o->end), "after object %u", i);
+		cr_expect_null(es_proc_object_at(v, o->start - 1),
+			       "before object %u", i);
+	}
+	cr_expect_null(es_proc_object_at(v, 0));
+	cr_expect_null(es_proc_object_at(v, UINT64_MAX));
+	/* The library again, over the first one: the first still answers. */
+	o = es_view_object(v, 0);
+	cr_assert_eq(es_view_add(v, p.lib, bias[0] + 8), 0);
+	cr_expect_eq(es_proc_object_at(v, o->start + 8), o);
+	cr_expect_eq(es_proc_object_at(v, o->end + 4), es_view_object(v, 4));
+	es_view_free(v);
+	es_cache_free(c);
+	free_pair(&p);
+}
+
 Test(elfsym, bias_from_fake_maps_is_lowest_offset_zero_mapping)
 {
 	struct pair p = build_pair();
