@@ -48,16 +48,25 @@ for cfg in "3 16" "4 32"; do
 	set -- $cfg
 	hosts=$1 n=$(( $1 * $2 )) name=agents_$1x$2
 	head -n "$hosts" "$hostfile" > "$hf"
-	setsid mpirun --allow-run-as-root --oversubscribe --hostfile "$hf" \
-		--map-by node --mca pml ob1 -np "$n" "$build/bench/ring" \
-		>"$out" 2>&1 </dev/null &
-	mpirun_pid=$!
-	for _ in $(seq 600); do
-		[ "$(grep -c '^MD-READY' "$out" || true)" -ge "$n" ] && break
-		kill -0 "$mpirun_pid" 2>/dev/null || break
-		sleep 0.1
+	# mpirun sometimes fails to start its daemons on the hosts ("ORTE was
+	# unable to reliably start one or more daemons": the 4 x 32 job, in 1
+	# of 3 bench runs on 2026-11-25 and twice the session before; none of
+	# 6 started by hand; not understood): a second try before giving up.
+	for try in 1 2; do
+		setsid mpirun --allow-run-as-root --oversubscribe --hostfile "$hf" \
+			--map-by node --mca pml ob1 -np "$n" "$build/bench/ring" \
+			>"$out" 2>&1 </dev/null &
+		mpirun_pid=$!
+		for _ in $(seq 600); do
+			[ "$(grep -c '^MD-READY' "$out" || true)" -ge "$n" ] && break
+			kill -0 "$mpirun_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		ready=$(grep -c '^MD-READY' "$out" || true)
+		[ "$ready" -lt "$n" ] && [ "$try" = 1 ] || break
+		echo "${name}: the job did not start ($ready of $n ranks ready), trying again: $(grep -m1 -v '^MD-READY\|^ *-*$' "$out" || true)" >&2
+		end_job
 	done
-	ready=$(grep -c '^MD-READY' "$out" || true)
 	if [ "$ready" -lt "$n" ]; then
 		# No figure from a job that did not start: say why instead.
 		echo "${name}: skipped: the job did not start ($ready of $n ranks ready); mpirun said:"
