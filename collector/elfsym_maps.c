@@ -143,12 +143,10 @@ static bool digits(const char **p, int base, unsigned long long *v)
 	unsigned long long n = 0;
 
 	for (;; q++) {
-		unsigned d = (unsigned char)*q - '0';
+		unsigned c = (unsigned char)*q, d = c - '0';
 
-		if (d > 9 && base == 16)
-			d = ((unsigned char)*q | 0x20) - 'a' < 6
-				    ? ((unsigned char)*q | 0x20) - 'a' + 10
-				    : 99;
+		if (d > 9 && base == 16)	/* a-f, A-F */
+			d = (c | 0x20) - 'a' < 6 ? (c | 0x20) - 'a' + 10 : 99;
 		if (d >= (unsigned)base)
 			break;
 		if (n > (ULLONG_MAX - d) / (unsigned)base)

@@ -328,9 +328,23 @@ Test(elfsym, malformed_maps_text_is_rejected)
 	struct es_cache *c = es_cache_new();
 	struct es_view *v = (struct es_view *)1;
 
-	cr_expect_eq(es_view_from_maps(c, "this is not maps\n", NULL, &v),
-		     -MD_E_INPUT);
-	cr_expect_null(v);
+	static const char *const bad[] = {
+		"this is not maps\n",
+		/* '@' and '`' sit next to the hex letters: not digits */
+		"0040000@-00401000 r-xp 00000000 08:01 42 /bin/true\n",
+		"00400000-0040100` r-xp 00000000 08:01 42 /bin/true\n",
+		"-0400000-00401000 r-xp 00000000 08:01 42 /bin/true\n",
+		"00400000-00401000 r-xp 00000000 08:01 +42 /bin/true\n",
+		/* 17 hex digits do not fit */
+		"100000000000000000-00401000 r-xp 00000000 08:01 42 /bin/true\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = (struct es_view *)1;
+		cr_expect_eq(es_view_from_maps(c, bad[i], NULL, &v), -MD_E_INPUT,
+			     "%s", bad[i]);
+		cr_expect_null(v, "%s", bad[i]);
+	}
 	es_cache_free(c);
 }
 
