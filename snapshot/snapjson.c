@@ -350,13 +350,14 @@ static int read_u64(struct snapjs *j, const struct snapjs_node *n,
 static int read_addr(struct snapjs *j, const struct snapjs_node *n,
 		     const char *key, uint64_t *out)
 {
+	uint64_t v = 0;
+	size_t i = 2;
+
 	if (n->type != SNAPJS_STR)
 		return snapjs_fail(j, snapjs_col(j, n),
 				   "\"%s\" must be a hex string \"0x...\"",
 				   key);
-	uint64_t v = 0;
-	size_t i = 2;
-
+	/* "0x" and 1-16 hex digits, either case */
 	if (n->len >= 3 && n->len <= 18 && n->s[0] == '0' && n->s[1] == 'x')
 		for (; i < n->len; i++) {
 			unsigned c = (unsigned char)n->s[i], d = c - '0';
