@@ -171,7 +171,13 @@ static int cb_key(void *ctx, const unsigned char *k, size_t len)
 	struct snapjs *j = ctx;
 
 	j->keyat = j->prev;
-	j->key = copy(j, k, len);
+	/* A key without escapes comes as yajl's pointer into the line,
+	 * which lasts as long as the nodes; a decoded one is copied.  Keys
+	 * are compared by length (klen), never read as C strings. */
+	j->key = (uintptr_t)k >= (uintptr_t)j->line &&
+			 (uintptr_t)k + len <= (uintptr_t)j->line + j->len
+		 ? (const char *)k
+		 : copy(j, k, len);
 	j->klen = (uint32_t)len;
 	j->prev = yajl_get_bytes_consumed(j->h);
 	return 1;

@@ -39,7 +39,7 @@ struct snapjs_node {
 	int first;		/* first child's index, 0 if none */
 	int n;			/* children */
 	uint64_t u;
-	const char *key;	/* NULL in an array */
+	const char *key;	/* klen bytes, not NUL-ended; NULL in an array */
 	const char *s;		/* string value or number text, NUL-ended */
 	size_t len;		/* of s */
 };

@@ -726,7 +726,8 @@ Test(snapio, reads_keys_in_any_order_and_skips_unknown_values)
 		"\"ops\":[{\"peer\":1,\"comm\":0,\"kind\":\"recv\","
 		"\"actual\":{\"tag\":3},\"extra\":[\"e\"]}],"
 		"\"members\":[[0,0]],\"rank\":0}\n"
-		"{\"pid\":7,\"rank\":1}\n";
+		/* keys with escapes: decoded, then matched */
+		"{\"p\\u0069d\":7,\"\\u0072ank\":1,\"h\\\"ost\":\"x\"}\n";
 	struct snap *s;
 
 	cr_assert_eq(read_string(text, &s), 0);
