@@ -136,7 +136,7 @@ static bool skip_sep(const char **p, char sep)
 /* The digits of a number in base 16 or 10 at *p (no sign, no prefix,
  * as the kernel writes them); false if none or if it does not fit.
  * (strtoull also takes signs, prefixes and the locale's blanks, on the
- * ~500 lines of every rank's maps.) */
+ * ~280 lines of every rank's maps.) */
 static bool digits(const char **p, int base, unsigned long long *v)
 {
 	const char *q = *p;
