@@ -314,12 +314,12 @@ static enum wfg_cond link_p2p(struct bctx *b, int rank,
 static enum md_call_class spin_class(struct bctx *b, int rank)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
-	enum md_call_class as = anl_poll_class(sr->mpi_call);
+	enum md_call_class cls = anl_call_class(sr->mpi_call), as;
 
-	if (anl_call_class(sr->mpi_call) != MD_CALL_POLL ||
-	    sr->state != SNAP_RANK_COLLECTED ||
+	if (cls != MD_CALL_POLL || sr->state != SNAP_RANK_COLLECTED ||
 	    sr->progress != SNAP_PROGRESS_STABLE)
-		return anl_call_class(sr->mpi_call);
+		return cls;
+	as = anl_poll_class(sr->mpi_call);
 	if (as == MD_CALL_PROBE || as == MD_CALL_RMA_SYNC) {
 		b->r->ranks[rank].miss |= ANL_MISS_SPIN;
 		return as;
