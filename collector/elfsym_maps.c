@@ -143,11 +143,10 @@ static bool digits(const char **p, int base, unsigned long long *v)
 	unsigned long long n = 0;
 
 	for (;; q++) {
-		unsigned c = (unsigned char)*q, d = c - '0';
+		int x = md_hex_digit((unsigned char)*q);
+		unsigned d = (unsigned)x;
 
-		if (d > 9 && base == 16)	/* a-f, A-F */
-			d = (c | 0x20) - 'a' < 6 ? (c | 0x20) - 'a' + 10 : 99;
-		if (d >= (unsigned)base)
+		if (x < 0 || d >= (unsigned)base)
 			break;
 		if (n > (ULLONG_MAX - d) / (unsigned)base)
 			return false;

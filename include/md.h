@@ -93,4 +93,15 @@ int md_mkdir_p(const char *path);
 /* Monotonic time in nanoseconds. */
 long long md_now_ns(void);
 
+/* The value of hex digit c (0-9, a-f, A-F), or -1. */
+static inline int md_hex_digit(unsigned char c)
+{
+	unsigned d = (unsigned)c - '0';
+
+	if (d <= 9)
+		return (int)d;
+	d = ((unsigned)c | 0x20) - 'a';
+	return d < 6 ? (int)d + 10 : -1;
+}
+
 #endif /* MD_MD_H */

@@ -366,14 +366,11 @@ static int read_addr(struct snapjs *j, const struct snapjs_node *n,
 	/* "0x" and 1-16 hex digits, either case */
 	if (n->len >= 3 && n->len <= 18 && n->s[0] == '0' && n->s[1] == 'x')
 		for (; i < n->len; i++) {
-			unsigned c = (unsigned char)n->s[i], d = c - '0';
+			int d = md_hex_digit((unsigned char)n->s[i]);
 
-			if (d > 9) {
-				d = (c | 0x20) - 'a' + 10;
-				if (d < 10 || d > 15)
-					break;
-			}
-			v = v << 4 | d;
+			if (d < 0)
+				break;
+			v = v << 4 | (unsigned)d;
 		}
 	if (i != n->len || n->len < 3)
 		return snapjs_fail(j, snapjs_col(j, n),
