@@ -174,21 +174,99 @@ static int latest(const struct mdt_rec *ring, unsigned n, uint64_t head,
 	return best;
 }
 
-/* The posts record of request req (whole: site written, its check byte
- * that of req), or NULL. */
-static const struct mdt_post *post_of(const struct mdt_table *tb,
-				      uint64_t req)
+/* A whole posts record (site written, its check byte that of its
+ * location) and the handle its request variable holds now. */
+struct held {
+	uint64_t handle;
+	const struct mdt_post *p;
+};
+
+/* The table's whole posts records by the handles they hold, sorted. */
+struct posts {
+	struct held *v;
+	int n;
+};
+
+static int by_handle(const void *a, const void *b)
 {
-	const struct mdt_post *b = tb->posts[mdt_bucket(req)];
+	const struct held *x = a, *y = b;
 
-	for (int w = 0; w < MDT_WAYS; w++) {
-		const struct mdt_post *p = &b[w];
+	return (x->handle > y->handle) - (x->handle < y->handle);
+}
 
-		if (p->request == req && p->site &&
-		    MDT_SITE_CHECK(p->site) == mdt_check(req))
-			return p;
+/*
+ * A posts record names where the caller kept the request; the handle
+ * is read there now.  A variable that no longer holds its request reads
+ * as another handle (MPI_REQUEST_NULL once the request completed
+ * through it) and joins nothing; one that holds a request posted
+ * elsewhere is sorted out by the call's arguments (post_of).
+ */
+static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
+		      struct posts *ps)
+{
+	ps->v = xmalloc(sizeof(*ps->v) * MDT_NBUCKETS * MDT_WAYS);
+	ps->n = 0;
+	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
+		for (int w = 0; w < MDT_WAYS; w++) {
+			const struct mdt_post *p = &tb->posts[i][w];
+			uint64_t h = 0;
+			int rc;
+
+			if (!p->loc || !p->site || mdt_bucket(p->loc) != i ||
+			    MDT_SITE_CHECK(p->site) != mdt_check(p->loc))
+				continue;
+			rc = tgt_read(x->t, p->loc, &h, tb->handle_size);
+			if (rc == -MD_E_GONE)
+				return rc;
+			if (rc < 0 || !h)
+				continue;
+			ps->v[ps->n++] = (struct held){ h, p };
+		}
+	qsort(ps->v, (size_t)ps->n, sizeof(*ps->v), by_handle);
+	return 0;
+}
+
+static bool args_match(const struct mdt_table *tb, int call, int32_t peer,
+		       int32_t tag, const struct snap_op *op);
+static bool is_p2p(int call);
+
+/*
+ * The posts record of request req, or NULL.  Several records whose
+ * variables hold req (a request copied to another variable before its
+ * first one was posted through again, and recycled): the one whose call
+ * arguments are the pending operation op's (when op is given), if just
+ * one is or all that are share one call site; else none.
+ */
+static const struct mdt_post *post_of(const struct mdt_table *tb,
+				      const struct posts *ps, uint64_t req,
+				      const struct snap_op *op)
+{
+	struct held key = { req, NULL }, *h;
+	const struct mdt_post *found = NULL;
+	int lo, hi, nmatch = 0;
+
+	h = bsearch(&key, ps->v, (size_t)ps->n, sizeof(*ps->v), by_handle);
+	if (!h)
+		return NULL;
+	for (lo = (int)(h - ps->v); lo > 0 && ps->v[lo - 1].handle == req;)
+		lo--;
+	for (hi = (int)(h - ps->v); hi + 1 < ps->n && ps->v[hi + 1].handle == req;)
+		hi++;
+	if (lo == hi)
+		return ps->v[lo].p;
+	for (int i = lo; i <= hi; i++) {
+		const struct mdt_post *p = ps->v[i].p;
+
+		if (op && is_p2p(MDT_SITE_CALL(p->site)) &&
+		    !args_match(tb, MDT_SITE_CALL(p->site), p->peer, p->tag,
+				op))
+			continue;
+		if (found && (found->site << 8) != (p->site << 8))
+			return NULL;
+		found = p;
+		nmatch++;
 	}
-	return NULL;
+	return nmatch ? found : NULL;
 }
 
 static struct snap_track_rec *add(struct snap_rank *r, int *cap)
@@ -234,11 +312,11 @@ static void add_init(const struct trk_ctx *x, const struct mdt_table *tb,
  * request as passed.  One post per request: seq 0. */
 static void add_post(const struct trk_ctx *x, const struct mdt_table *tb,
 		     struct snap_rank *r, int *cap, const struct mdt_post *p,
-		     const struct snap_op *op)
+		     const struct snap_op *op, uint64_t req)
 {
 	struct snap_track_rec *t = add(r, cap);
 
-	fill(x, tb, r, SNAP_TRACK_POST, MDT_SITE_CALL(p->site), 0, p->request,
+	fill(x, tb, r, SNAP_TRACK_POST, MDT_SITE_CALL(p->site), 0, req,
 	     p->comm, peer_or_none(tb, p->peer), tag_of(tb, p->tag), 0, 0, 0,
 	     MDT_SITE_RET(p->site), t);
 	if (p->tag != MDT_NONE && op->datatype) {
@@ -264,6 +342,11 @@ static bool kind_is(int call, char kind)
 	return false;
 }
 
+static bool is_p2p(int call)
+{
+	return kind_is(call, 's') || kind_is(call, 'r');
+}
+
 /* Do a call's arguments (peer and tag as passed) say it is the pending
  * operation op? */
 static bool args_match(const struct mdt_table *tb, int call, int32_t peer,
@@ -281,10 +364,11 @@ static bool args_match(const struct mdt_table *tb, int call, int32_t peer,
 
 /* Is the persistent request of inits[i] started (its post an MPI_Start
  * or MPI_Startall) and inits[i] its latest creation? */
-static bool started_init(const struct mdt_table *tb, unsigned i)
+static bool started_init(const struct mdt_table *tb, const struct posts *ps,
+			 unsigned i)
 {
 	const struct mdt_rec *c = &tb->inits[i];
-	const struct mdt_post *p = post_of(tb, c->request);
+	const struct mdt_post *p = post_of(tb, ps, c->request, NULL);
 
 	return c->request && p && is_start(MDT_SITE_CALL(p->site)) &&
 	       latest(tb->inits, MDT_NINITS, tb->inits_head, c->request) ==
@@ -304,6 +388,7 @@ static bool started_init(const struct mdt_table *tb, unsigned i)
  * MPICH handle does not name the DLL's communicator).
  */
 static uint64_t request_by_args(const struct mdt_table *tb,
+				const struct posts *ps,
 				const struct snap_rank *r,
 				const struct snap_op *op)
 {
@@ -314,23 +399,21 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
 	    !md_call_on_requests(cls))
 		return 0;
-	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
-		for (int w = 0; w < MDT_WAYS; w++) {
-			const struct mdt_post *p = &tb->posts[i][w];
+	for (int i = 0; i < ps->n; i++) {
+		const struct mdt_post *p = ps->v[i].p;
 
-			if (!p->request || post_of(tb, p->request) != p ||
-			    !args_match(tb, MDT_SITE_CALL(p->site), p->peer,
-					p->tag, op))
-				continue;
-			if (found)
-				return 0;
-			found = p->request;
-		}
+		if (!args_match(tb, MDT_SITE_CALL(p->site), p->peer, p->tag,
+				op))
+			continue;
+		if (found && found != ps->v[i].handle)
+			return 0;
+		found = ps->v[i].handle;
+	}
 	/* A started persistent request: its arguments are its creation's. */
 	for (unsigned i = 0; i < MDT_NINITS && i < tb->inits_head; i++) {
 		const struct mdt_rec *c = &tb->inits[i];
 
-		if (!started_init(tb, i) ||
+		if (!started_init(tb, ps, i) ||
 		    !args_match(tb, c->call, c->peer, c->tag, op))
 			continue;
 		if (found && found != c->request)
@@ -342,7 +425,7 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 
 /* Each pending request's posting (and a start's creation), once. */
 static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
-		     struct snap_rank *r, int *cap)
+		     const struct posts *ps, struct snap_rank *r, int *cap)
 {
 	for (int i = 0; i < r->nops; i++) {
 		struct snap_op *op = &r->ops[i];
@@ -353,7 +436,7 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 		if (op->kind == SNAP_OP_UNEXPECTED)
 			continue;
 		if (!op->request && op->status == SNAP_ST_PENDING)
-			op->request = request_by_args(tb, r, op);
+			op->request = request_by_args(tb, ps, r, op);
 		req = op->request;
 		if (!req)
 			continue;
@@ -361,9 +444,9 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 			dup |= r->track[k].request == req;
 		if (dup)
 			continue;
-		p = post_of(tb, req);
+		p = post_of(tb, ps, req, op);
 		if (p)
-			add_post(x, tb, r, cap, p, op);
+			add_post(x, tb, r, cap, p, op, req);
 		if (p && !is_start(MDT_SITE_CALL(p->site)))
 			continue;
 		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);
@@ -392,6 +475,7 @@ static void add_colls(const struct trk_ctx *x, const struct mdt_table *tb,
 int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 {
 	struct mdt_table *tb;
+	struct posts ps;
 	uint64_t addr;
 	int rc, cap = 0;
 
@@ -409,7 +493,8 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 	    tb->rec_size != sizeof(tb->inits[0]) ||
 	    tb->coll_size != sizeof(tb->colls[0]) ||
 	    tb->nbuckets != MDT_NBUCKETS || tb->ways != MDT_WAYS ||
-	    tb->ninits != MDT_NINITS || tb->ncolls != MDT_NCOLLS) {
+	    tb->ninits != MDT_NINITS || tb->ncolls != MDT_NCOLLS ||
+	    (tb->handle_size != 4 && tb->handle_size != 8)) {
 		if (!*x->noted)
 			snap_note(x->s, "rank %d: libmdtrack.so table of version %u "
 				  "(this mpi-deadlock reads version %d): not "
@@ -425,8 +510,12 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 			   (tb->inits_head > MDT_NINITS
 				    ? tb->inits_head - MDT_NINITS : 0) +
 			   tb->coll_dropped;
-	join_ops(x, tb, r, &cap);
-	add_colls(x, tb, r, &cap);
+	rc = read_posts(x, tb, &ps);
+	if (rc == 0) {
+		join_ops(x, tb, &ps, r, &cap);
+		add_colls(x, tb, r, &cap);
+	}
+	free(ps.v);
 	free(tb);
-	return 0;
+	return rc;
 }

@@ -10,21 +10,24 @@
  * MDT_VERSION.
  *
  * Three parts:
- *  - posts: per request handle, the last call that created or started
- *    it (nonblocking point-to-point and collectives, MPI_Start/Startall):
- *    a hash table of MDT_NBUCKETS buckets (mdt_bucket() of the handle),
- *    each one cache line of MDT_WAYS 32-byte records, the latest first.
- *    A handle's new record replaces its old one in place; a handle not
- *    in its bucket goes first and pushes the other record to the second
- *    way, overwriting the older one (counted in posts_dropped when it
- *    held a record).  MPI libraries recycle request objects, so a loop
- *    writes the same few cache lines; and the record a handle has is its
- *    latest posting whichever thread made it (records are not ordered
- *    by tickets, so a handle reused by another thread cannot be joined
- *    to an older posting).  A record is written site = 0 first, its
- *    fields, then site, which carries a check byte of the request: a
- *    record torn by a stop reads as empty, and so, mostly, does one torn
- *    by two threads racing on one bucket.
+ *  - posts: per request variable (the MPI_Request * the caller passed),
+ *    the last call that created or started a request through it
+ *    (nonblocking point-to-point and collectives, MPI_Start/Startall),
+ *    written before the call, so that the wrapper can end in a tail
+ *    call; the collector reads the handle from the variable while the
+ *    rank is stopped.  A hash table of MDT_NBUCKETS buckets
+ *    (mdt_bucket() of the variable's address), each one cache line of
+ *    MDT_WAYS 32-byte records, the latest first.  A variable's new record
+ *    replaces its old one in place; a variable not in its bucket goes
+ *    first and pushes the other record to the second way, overwriting
+ *    the older one (counted in posts_dropped when it held a record).
+ *    Programs post through the same few variables (an array of
+ *    requests, a local), so a loop writes the same few cache lines.  A
+ *    request copied elsewhere keeps its record until its variable is
+ *    posted through again.  A record is written site = 0 first, its
+ *    fields, then site, which carries a check byte of the variable's
+ *    address: a record torn by a stop reads as empty, and so, mostly,
+ *    does one torn by two threads racing on one bucket.
  *  - inits: a ring of persistent request creations (MPI_Send_init, ...),
  *    kept apart so that a busy message loop does not push them out.
  *    Ring slot i holds the record with ticket t where t % n == i; its
@@ -47,7 +50,7 @@
 
 #define MDT_SYMBOL "md_track_table"
 #define MDT_MAGIC 0x316b636172746d64ULL	/* "mdtrack1" little-endian */
-#define MDT_VERSION 2
+#define MDT_VERSION 3
 
 #define MDT_NBUCKETS 2048	/* powers of two */
 #define MDT_BUCKET_BITS 11	/* log2(MDT_NBUCKETS) */
@@ -97,7 +100,7 @@ enum mdt_call {
 
 /* The last call that created or started a request (32 bytes). */
 struct mdt_post {
-	uint64_t request;	/* the MPI_Request handle's value, 0 = none */
+	uint64_t loc;		/* the caller's MPI_Request variable, 0 = none */
 	uint64_t comm;		/* MPI_Comm handle */
 	int32_t peer;		/* dest/source (local rank) or root, as passed */
 	int32_t tag;		/* as passed; MDT_NONE for collectives */
@@ -107,9 +110,9 @@ struct mdt_post {
 /*
  * site: the return address of the call (bits 0-47: user space addresses
  * on x86-64 and aarch64), the call (bits 48-55), and a check byte of the
- * request handle (bits 56-63): the 8 bits of mdt_hash() below those
+ * variable's address (bits 56-63): the 8 bits of mdt_hash() below those
  * that pick the bucket, so two records of one bucket seldom share it.
- * A site written for another request than the record's (two threads
+ * A site written for another variable than the record's (two threads
  * racing on one bucket) fails the check; the communicator, peer and tag
  * of such a race are not checked.
  */
@@ -123,7 +126,7 @@ static inline uint64_t mdt_hash(uint64_t req)
 	return req * 0x9e3779b97f4a7c15ULL;
 }
 
-/* The bucket of a request handle. */
+/* The bucket of a request variable (its address). */
 static inline unsigned mdt_bucket(uint64_t req)
 {
 	return (unsigned)(mdt_hash(req) >> (64 - MDT_BUCKET_BITS));
@@ -179,11 +182,11 @@ struct __attribute__((aligned(64))) mdt_table {
 	/* The MPI library's special values: posts and inits hold peer and
 	 * tag as passed (no work on the hot path), colls MDT_* values. */
 	int32_t any_source, any_tag, proc_null, root;
-	uint32_t pad0;
+	uint32_t handle_size;	/* sizeof(MPI_Request): 8 or 4 bytes at loc */
 	/* Counters off the first line; colls_head, written by every
 	 * collective, on a line of its own. */
 	uint64_t inits_head;	/* tickets taken */
-	uint64_t posts_dropped;	/* records of another request overwritten */
+	uint64_t posts_dropped;	/* records of another variable overwritten */
 	uint64_t coll_dropped;	/* collectives that found no colls slot */
 	/* MPI_COMM_WORLD's and MPI_COMM_SELF's handles when they are
 	 * integer constants (MPICH), else 0 (Open MPI's are the addresses

@@ -32,15 +32,14 @@ static const char fake_src[] =
 	"int PMPI_Irecv(void *b, int c, MPI_Datatype d, int src, int tag,\n"
 	"	       MPI_Comm comm, MPI_Request *r)\n"
 	"{\n"
-	"	(void)d; (void)src; (void)comm;\n"
-	"	/* Count 7: the buffer is the handle (the caller picks it). */\n"
-	"	*r = (MPI_Request)(c == 7 ? b : (void *)reqs[tag & 3]);\n"
+	"	(void)b; (void)c; (void)d; (void)src; (void)comm;\n"
+	"	*r = (MPI_Request)(void *)reqs[tag & 3];\n"
 	"	return 0;\n"
 	"}\n";
 
-/* Thread "a" posts request 1 with tag 1 and then thread "b" posts the
- * same request with tag 5 (the fake hands out reqs[tag & 3]); thread b
- * took its first record before thread a (tag 2). */
+/* Thread "a" posts through the shared request variable with tag 1 and
+ * then thread "b" posts through it with tag 5; thread b took its first
+ * record, through a variable of its own, before thread a (tag 2). */
 static const char prog_fmt[] =
 	"#include <mpi.h>\n"
 	"#include <dlfcn.h>\n"
@@ -52,14 +51,14 @@ static const char prog_fmt[] =
 	"		       MPI_Comm, MPI_Request *);\n"
 	"static isend_t isend, irecv;\n"
 	"static int one = 1;\n"
-	"static void post(int tag)\n"
+	"static MPI_Request shared, own;\n"
+	"static void post(int tag, MPI_Request *r)\n"
 	"{\n"
-	"	MPI_Request r;\n"
-	"	irecv(&one, 1, (MPI_Datatype)0, 3, tag, (MPI_Comm)0, &r);\n"
+	"	irecv(&one, 1, (MPI_Datatype)0, 3, tag, (MPI_Comm)0, r);\n"
 	"}\n"
-	"static void *b_first(void *x) { (void)x; post(2); return NULL; }\n"
-	"static void *a(void *x) { (void)x; post(1); return NULL; }\n"
-	"static void *b_then(void *x) { (void)x; post(5); return NULL; }\n"
+	"static void *b_first(void *x) { (void)x; post(2, &own); return NULL; }\n"
+	"static void *a(void *x) { (void)x; post(1, &shared); return NULL; }\n"
+	"static void *b_then(void *x) { (void)x; post(5, &shared); return NULL; }\n"
 	"int main(void)\n"
 	"{\n"
 	"	struct mdt_table *t;\n"
@@ -84,18 +83,20 @@ static const char prog_fmt[] =
 	"		for (int w = 0; w < MDT_WAYS; w++) {\n"
 	"			struct mdt_post *p = &t->posts[i][w];\n"
 	"			if (p->site)\n"
-	"				printf(\"post call %%d peer %%d tag %%d comm %%#llx ok %%d\\n\",\n"
+	"				printf(\"post call %%d peer %%d tag %%d comm %%#llx ok %%d%%s\\n\",\n"
 	"				       MDT_SITE_CALL(p->site), p->peer, p->tag,\n"
 	"				       (unsigned long long)p->comm,\n"
-	"				       i == mdt_bucket(p->request) &&\n"
-	"				       MDT_SITE_CHECK(p->site) == mdt_check(p->request));\n"
+	"				       i == mdt_bucket(p->loc) &&\n"
+	"				       MDT_SITE_CHECK(p->site) == mdt_check(p->loc),\n"
+	"				       p->loc == (uintptr_t)&shared ? \" shared\" :\n"
+	"				       p->loc == (uintptr_t)&own ? \" own\" :\n"
+	"				       p->loc == (uintptr_t)&r ? \" r\" : \"\");\n"
 	"		}\n"
 	"	return 0;\n"
 	"}\n";
 
-/* Two handles of one bucket posted in turns, then a third: what the
- * table counts as dropped.  With count 7 the fake hands out the buffer
- * as the handle, so the program picks handles that share a bucket. */
+/* Two request variables of one bucket posted through in turns, then a
+ * third: what the table counts as dropped. */
 static const char turns_fmt[] =
 	"#include <mpi.h>\n"
 	"#include <dlfcn.h>\n"
@@ -104,33 +105,32 @@ static const char turns_fmt[] =
 	"#include \"%s/include/mdtrack.h\"\n"
 	"typedef int (*irecv_t)(void *, int, MPI_Datatype, int, int,\n"
 	"		       MPI_Comm, MPI_Request *);\n"
-	"static char pool[1 << 22];\n"
+	"static MPI_Request pool[1 << 19];\n"
 	"int main(void)\n"
 	"{\n"
-	"	char *h[3] = { pool, 0, 0 };\n"
-	"	int k = 1, order[] = { 0, 1, 0, 1, 0, 1, 0 };\n"
+	"	MPI_Request *v[3] = { pool, 0, 0 };\n"
+	"	int k = 1, order[] = { 0, 1, 0, 1, 0, 1, 0 }, one = 1;\n"
 	"	struct mdt_table *t;\n"
 	"	irecv_t irecv;\n"
-	"	MPI_Request r;\n"
 	"	if (!dlopen(\"%s\", RTLD_NOW | RTLD_GLOBAL))\n"
 	"		return 2;\n"
 	"	irecv = (irecv_t)dlsym(RTLD_DEFAULT, \"MPI_Irecv\");\n"
 	"	t = dlsym(RTLD_DEFAULT, \"md_track_table\");\n"
-	"	for (char *p = pool + 64; k < 3 && p < pool + sizeof(pool); p += 64)\n"
+	"	for (MPI_Request *p = pool + 1; k < 3 && p < pool + (1 << 19); p++)\n"
 	"		if (mdt_bucket((uintptr_t)p) == mdt_bucket((uintptr_t)pool))\n"
-	"			h[k++] = p;\n"
+	"			v[k++] = p;\n"
 	"	if (!irecv || !t || k < 3)\n"
 	"		return 3;\n"
 	"	for (int i = 0; i < 7; i++)\n"
-	"		irecv(h[order[i]], 7, (MPI_Datatype)0, 0, i, (MPI_Comm)0, &r);\n"
+	"		irecv(&one, 1, (MPI_Datatype)0, 0, i, (MPI_Comm)0, v[order[i]]);\n"
 	"	printf(\"turns dropped %%llu\\n\", (unsigned long long)t->posts_dropped);\n"
-	"	irecv(h[2], 7, (MPI_Datatype)0, 0, 9, (MPI_Comm)0, &r);\n"
+	"	irecv(&one, 1, (MPI_Datatype)0, 0, 9, (MPI_Comm)0, v[2]);\n"
 	"	printf(\"third dropped %%llu\\n\", (unsigned long long)t->posts_dropped);\n"
 	"	for (int w = 0; w < MDT_WAYS; w++) {\n"
 	"		struct mdt_post *p = &t->posts[mdt_bucket((uintptr_t)pool)][w];\n"
-	"		printf(\"way %%d handle %%d tag %%d\\n\", w,\n"
-	"		       p->request == (uintptr_t)h[0] ? 0 :\n"
-	"		       p->request == (uintptr_t)h[1] ? 1 : 2, p->tag);\n"
+	"		printf(\"way %%d variable %%d tag %%d\\n\", w,\n"
+	"		       p->loc == (uintptr_t)v[0] ? 0 :\n"
+	"		       p->loc == (uintptr_t)v[1] ? 1 : 2, p->tag);\n"
 	"	}\n"
 	"	return 0;\n"
 	"}\n";
@@ -185,33 +185,34 @@ static char *run_with_library(const char *fmt)
 	return out;
 }
 
-Test(mdtrack, wrappers_find_a_late_mpi_and_keep_the_newest_post_per_request)
+Test(mdtrack, wrappers_find_a_late_mpi_and_keep_the_newest_post_per_variable)
 {
 	char *out = run_with_library(prog_fmt);
 
 	/* Every argument reached the late-found PMPI_Isend intact (the
-	 * seventh on the stack). */
+	 * seventh on the stack, passed on by the tail call). */
 	cr_expect(strstr(out, "isend 0x1111 2222 0x3333 4444 8 0x5555\n"),
 		  "%s", out);
-	/* The Isend's record, with its communicator. */
-	cr_expect(strstr(out, "post call 1 peer 4444 tag 8 comm 0x5555 ok 1\n"),
+	/* The Isend's record, with its communicator and variable. */
+	cr_expect(strstr(out, "post call 1 peer 4444 tag 8 comm 0x5555 ok 1 r\n"),
 		  "%s", out);
-	/* reqs[1]: posted by a with tag 1, then by b with tag 5: b's. */
-	cr_expect(strstr(out, " tag 5 comm 0 ok 1\n"), "%s", out);
+	/* shared: posted through by a with tag 1, then by b with tag 5. */
+	cr_expect(strstr(out, " tag 5 comm 0 ok 1 shared\n"), "%s", out);
 	cr_expect_null(strstr(out, " tag 1 comm 0 "), "%s", out);
-	cr_expect(strstr(out, " tag 2 comm 0 ok 1\n"), "%s", out);
+	cr_expect(strstr(out, " tag 2 comm 0 ok 1 own\n"), "%s", out);
 	free(out);
 }
 
-Test(mdtrack, two_handles_of_a_bucket_in_turns_lose_nothing_a_third_drops_one)
+Test(mdtrack, two_variables_of_a_bucket_in_turns_lose_nothing_a_third_drops_one)
 {
 	char *out = run_with_library(turns_fmt);
 
-	/* Handles 0 and 1 swap ways at every post: neither loses a record. */
+	/* Variables 0 and 1 swap ways at every post: neither loses a
+	 * record. */
 	cr_expect(strstr(out, "turns dropped 0\n"), "%s", out);
-	/* Handle 2 comes first and pushes out the older of the two. */
+	/* Variable 2 comes first and pushes out the older of the two. */
 	cr_expect(strstr(out, "third dropped 1\n"), "%s", out);
-	cr_expect(strstr(out, "way 0 handle 2 tag 9\n"), "%s", out);
-	cr_expect(strstr(out, "way 1 handle 0 tag 6\n"), "%s", out);
+	cr_expect(strstr(out, "way 0 variable 2 tag 9\n"), "%s", out);
+	cr_expect(strstr(out, "way 1 variable 0 tag 6\n"), "%s", out);
 	free(out);
 }

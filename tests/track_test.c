@@ -19,6 +19,9 @@
 #define COMM 0x5000
 #define REQ_A 0x7f0000123400ULL
 #define REQ_B 0x7f0000127800ULL
+/* Where the fixture's program keeps its request variables. */
+#define VARS 0x7ffd00001000ULL
+#define NVARS 32
 
 /* Line 2 and 3 of the fixture: the call sites. */
 static const char fixture_fmt[] =
@@ -37,6 +40,8 @@ struct fx {
 	struct snap_op ops[4];
 	struct snap_rank r;
 	bool noted;
+	uint64_t vars[NVARS];	/* the rank's request variables at VARS */
+	int nvars;
 };
 
 static void fx_init(struct fx *f)
@@ -71,6 +76,7 @@ static void fx_init(struct fx *f)
 		.nbuckets = MDT_NBUCKETS, .ways = MDT_WAYS,
 		.ninits = MDT_NINITS, .ncolls = MDT_NCOLLS,
 		.any_source = -1, .any_tag = -1, .proc_null = -2, .root = -4,
+		.handle_size = 8,
 	};
 	f->r.ops = f->ops;
 }
@@ -92,6 +98,7 @@ static int fx_read(struct fx *f)
 	int rc;
 
 	tgt_fake_add_region(t, f->addr, f->tb, sizeof(*f->tb));
+	tgt_fake_add_region(t, VARS, f->vars, sizeof(f->vars));
 	rc = trk_read(&x, &f->r);
 	tgt_free(t);
 	return rc;
@@ -109,14 +116,20 @@ static void fx_fini(struct fx *f)
 	ef_rmtree(f->dir);
 }
 
-/* As the library writes a posts record (its way chosen here). */
-static void put_post(struct mdt_table *tb, int way, uint64_t req, int call,
-		     uint64_t comm, int peer, int tag, uint64_t ret)
+/* As the library writes a posts record (its way chosen here) for a post
+ * through a new request variable, which then holds req. */
+static struct mdt_post *put_post(struct fx *f, int way, uint64_t req,
+				 int call, uint64_t comm, int peer, int tag,
+				 uint64_t ret)
 {
-	struct mdt_post *p = &tb->posts[mdt_bucket(req)][way];
+	uint64_t loc = VARS + 8 * (uint64_t)f->nvars;
+	struct mdt_post *p = &f->tb->posts[mdt_bucket(loc)][way];
 
-	*p = (struct mdt_post){ req, comm, peer, tag,
-				mdt_site(req, ret, call) };
+	cr_assert_lt(f->nvars, NVARS);
+	f->vars[f->nvars++] = req;
+	*p = (struct mdt_post){ loc, comm, peer, tag,
+				mdt_site(loc, ret, call) };
+	return p;
 }
 
 static void put_init(struct mdt_table *tb, uint64_t ticket, uint64_t req,
@@ -158,7 +171,7 @@ Test(track, pending_request_is_joined_to_the_call_that_posted_it)
 	const struct snap_track_rec *t;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
 	fx_pending(&f, REQ_A);
 	f.ops[0].datatype = "MPI_INT";
 	f.ops[0].count = 6;
@@ -189,8 +202,8 @@ Test(track, post_in_the_second_way_of_its_bucket_is_found)
 	struct fx f;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A ^ 0x10, MDT_MPI_Isend, COMM, 1, 5, f.site2);
-	put_post(f.tb, 1, REQ_A, MDT_MPI_Isend, COMM, 2, 7, f.site3);
+	put_post(&f, 0, REQ_A ^ 0x10, MDT_MPI_Isend, COMM, 1, 5, f.site2);
+	put_post(&f, 1, REQ_A, MDT_MPI_Isend, COMM, 2, 7, f.site3);
 	fx_pending(&f, REQ_A);
 	cr_assert_eq(fx_read(&f), 0);
 	cr_assert_eq(f.r.ntrack, 1);
@@ -207,12 +220,11 @@ Test(track, post_being_written_or_torn_reads_as_absent)
 
 	fx_init(&f);
 	/* Stopped between its fields: site still 0. */
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
-	f.tb->posts[mdt_bucket(REQ_A)][0].site = 0;
+	p = put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	p->site = 0;
 	/* Two threads racing on one bucket: the site of the other call. */
-	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
-	p = &f.tb->posts[mdt_bucket(REQ_B)][0];
-	p->site = mdt_site(REQ_B ^ 0x100000, f.site3, MDT_MPI_Isend);
+	p = put_post(&f, 0, REQ_B, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	p->site = mdt_site(p->loc ^ 0x100000, f.site3, MDT_MPI_Isend);
 	fx_pending(&f, REQ_A);
 	fx_pending(&f, REQ_B);
 	cr_assert_eq(fx_read(&f), 0);
@@ -227,7 +239,7 @@ Test(track, start_brings_the_latest_creation_of_its_request)
 	const struct snap_track_rec *t;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
+	put_post(&f, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
 		 f.site3);
 	put_init(f.tb, 0, REQ_A, MDT_MPI_Recv_init, 1, 10, f.site2);
 	put_init(f.tb, 1, REQ_B, MDT_MPI_Send_init, 1, 11, f.site2);
@@ -256,7 +268,7 @@ Test(track, init_slot_of_an_earlier_turn_is_stale)
 	struct fx f;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
+	put_post(&f, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
 		 f.site3);
 	/* Ticket 5 of the turn before: its slot's ticket of this turn was
 	 * taken (head) but not yet written. */
@@ -274,8 +286,8 @@ Test(track, special_peer_and_tag_values_are_made_portable)
 	struct fx f;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, -1, -1, f.site2);
-	put_post(f.tb, 0, REQ_B, MDT_MPI_Isend, COMM, -2, 4, f.site2);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, -1, -1, f.site2);
+	put_post(&f, 0, REQ_B, MDT_MPI_Isend, COMM, -2, 4, f.site2);
 	fx_pending(&f, REQ_A);
 	fx_pending(&f, REQ_B);
 	cr_assert_eq(fx_read(&f), 0);
@@ -294,7 +306,7 @@ Test(track, nonblocking_collective_post_and_last_collective_are_read)
 	int post = -1, coll = -1;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Ireduce, COMM, 1, MDT_NONE,
+	put_post(&f, 0, REQ_A, MDT_MPI_Ireduce, COMM, 1, MDT_NONE,
 		 f.site2);
 	c = &f.tb->colls[17];
 	*c = (struct mdt_coll){ .stamp = 4, .comm = COMM, .datatype = 0x7000,
@@ -339,7 +351,7 @@ Test(track, table_of_another_version_is_left_unread_with_one_note)
 
 	fx_init(&f);
 	f.tb->version = 1;
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
 	fx_pending(&f, REQ_A);
 	cr_assert_eq(fx_read(&f), 0);
 	cr_assert_eq(fx_read(&f), 0);
@@ -389,8 +401,8 @@ Test(track, operation_without_request_is_joined_to_the_one_post_of_its_arguments
 	struct snap_op *recv, *send;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
-	put_post(f.tb, 0, REQ_B, MDT_MPI_Issend, COMM, 1, 1, f.site3);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	put_post(&f, 0, REQ_B, MDT_MPI_Issend, COMM, 1, 1, f.site3);
 	recv = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
 	send = fx_pending_args(&f, SNAP_OP_SEND, 1, 1);
 	f.r.mpi_call = "MPI_Waitall";
@@ -411,10 +423,10 @@ Test(track, operation_without_request_stays_unjoined_when_posts_are_ambiguous)
 
 	fx_init(&f);
 	/* Two receives from rank 1 with tag 1 (two handles). */
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
-	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, COMM, 1, 1, f.site3);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	put_post(&f, 0, REQ_B, MDT_MPI_Irecv, COMM, 1, 1, f.site3);
 	/* Any source and any tag are not a given source or tag. */
-	put_post(f.tb, 0, REQ_A ^ 0x40, MDT_MPI_Irecv, COMM, -1, -1,
+	put_post(&f, 0, REQ_A ^ 0x40, MDT_MPI_Irecv, COMM, -1, -1,
 		 f.site2);
 	a = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
 	b = fx_pending_args(&f, SNAP_OP_RECV, 2, -1);
@@ -435,8 +447,8 @@ Test(track, predefined_communicators_are_named_by_the_handles_in_the_table)
 	fx_init(&f);
 	f.tb->comm_world = 0x44000000;
 	f.tb->comm_self = 0x44000001;
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, 0x44000000, 1, 1, f.site2);
-	put_post(f.tb, 0, REQ_B, MDT_MPI_Irecv, 0x44000001, 0, 1, f.site2);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, 0x44000000, 1, 1, f.site2);
+	put_post(&f, 0, REQ_B, MDT_MPI_Irecv, 0x44000001, 0, 1, f.site2);
 	fx_pending(&f, REQ_A);
 	fx_pending(&f, REQ_B);
 	cr_assert_eq(fx_read(&f), 0);
@@ -453,7 +465,7 @@ Test(track, operation_of_a_blocking_receive_is_not_joined_by_arguments)
 
 	fx_init(&f);
 	/* An old MPI_Irecv with the arguments of the MPI_Recv now pending. */
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
 	op = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
 	f.r.mpi_call = "MPI_Recv";
 	cr_assert_eq(fx_read(&f), 0);
@@ -471,7 +483,7 @@ Test(track, operation_without_request_is_joined_to_the_started_persistent_reques
 	struct snap_op *recv;
 
 	fx_init(&f);
-	put_post(f.tb, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
+	put_post(&f, 0, REQ_A, MDT_MPI_Start, 0, MDT_NONE, MDT_NONE,
 		 f.site3);
 	put_init(f.tb, 0, REQ_A, MDT_MPI_Recv_init, 0, 5, f.site2);
 	/* The same arguments, never started: not pending. */
@@ -484,5 +496,76 @@ Test(track, operation_without_request_is_joined_to_the_started_persistent_reques
 	cr_expect_str_eq(f.r.track[0].call, "MPI_Start");
 	cr_expect_str_eq(f.r.track[1].call, "MPI_Recv_init");
 	cr_expect_eq(f.r.track[1].line, 2);
+	fx_fini(&f);
+}
+
+/* A variable's record is its latest post; the request is read from the
+ * variable, so one that was completed through it (MPI_REQUEST_NULL
+ * there now) or posted through again joins nothing old. */
+Test(track, variable_that_no_longer_holds_the_request_joins_nothing)
+{
+	struct fx f;
+
+	fx_init(&f);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	put_post(&f, 0, REQ_B, MDT_MPI_Irecv, COMM, 0, 2, f.site3);
+	f.vars[0] = 0x7f00000c0ffeULL;	/* MPI_REQUEST_NULL, say */
+	fx_pending(&f, REQ_A);
+	fx_pending(&f, REQ_B);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].request, REQ_B);
+	cr_expect_eq(f.r.track[0].tag, 2);
+	fx_fini(&f);
+}
+
+/* Two variables hold one handle (a request copied out of the first,
+ * completed, and its object recycled for a post through the second):
+ * the post whose arguments are the pending operation's; none when both
+ * could be it and were posted at different places. */
+Test(track, handle_in_two_variables_goes_to_the_post_of_its_arguments)
+{
+	struct fx f;
+	struct snap_op *op;
+
+	fx_init(&f);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 2, 7, f.site3);
+	fx_pending(&f, REQ_A);
+	op = &f.ops[0];
+	op->peer_local = 2;
+	op->tag = 7;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].line, 3);
+	cr_expect_eq(f.r.track[0].peer, 2);
+	fx_fini(&f);
+
+	fx_init(&f);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 2, 7, f.site2);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 2, 7, f.site3);
+	fx_pending(&f, REQ_A);
+	f.ops[0].peer_local = 2;
+	f.ops[0].tag = 7;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+}
+
+/* MPICH's handles are 32-bit integers: 4 bytes at the variable. */
+Test(track, integer_handle_is_read_at_its_own_size)
+{
+	struct fx f;
+
+	fx_init(&f);
+	f.tb->handle_size = 4;
+	put_post(&f, 0, 0x2c000003, MDT_MPI_Isend, COMM, 1, 3, f.site2);
+	/* The next 4 bytes are another variable's. */
+	f.vars[0] |= 0xdeadbeefULL << 32;
+	fx_pending(&f, 0x2c000003);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].request, 0x2c000003);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Isend");
 	fx_fini(&f);
 }

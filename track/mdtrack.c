@@ -6,12 +6,12 @@
  * (include/mdtrack.h).  mpi-deadlock reads that table while the rank is
  * stopped.
  *
- * The hot path of a request is a hash of its handle and a 32-byte store
- * into a cache line that the handle's last use wrote (MPI libraries
- * recycle their request objects): no system call, lock, atomic
- * read-modify-write or allocation, safe under MPI_THREAD_MULTIPLE.  A
- * collective takes one relaxed atomic add.  Nothing is written anywhere
- * and nothing talks to the tool.
+ * The hot path of a request is a hash of the address of the caller's
+ * request variable, a 32-byte store into a cache line that the
+ * variable's last post wrote, and a tail call into the MPI library: no
+ * system call, lock, atomic read-modify-write or allocation, safe under
+ * MPI_THREAD_MULTIPLE.  A collective takes one relaxed atomic add.
+ * Nothing is written anywhere and nothing talks to the tool.
  *
  * The PMPI entry points are weak references: the library is not linked
  * against libmpi and binds to whichever libmpi the rank loaded, and a
@@ -49,6 +49,7 @@ EXPORT struct mdt_table md_track_table = {
 	.any_tag = MPI_ANY_TAG,
 	.proc_null = MPI_PROC_NULL,
 	.root = MPI_ROOT,
+	.handle_size = sizeof(MPI_Request),
 #if defined(MPICH_VERSION)
 	.comm_world = H(MPI_COMM_WORLD),
 	.comm_self = H(MPI_COMM_SELF),
@@ -179,65 +180,54 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 	__atomic_store_n(&r->stamp, t + 1, __ATOMIC_RELEASE);
 }
 
-/*
- * What a post keeps of its call, computed before the MPI call so that
- * only four values live across it: peer and tag as one word (as they lie
- * in struct mdt_post, little-endian), and the site without its check
- * byte.
- */
-#define PEER_TAG(peer, tag)                                                 \
-	((uint64_t)(uint32_t)(peer) | (uint64_t)(uint32_t)(tag) << 32)
+/* A post's site without its check byte. */
 #define SITE(call, ret) (((ret) & MDT_RET_MASK) | (uint64_t)(call) << 48)
-/* Left alone, the compiler computes them after the call and keeps peer,
- * tag and the return address alive across it (two more saved registers,
- * about 0.2 ns a call). */
-#define BEFORE_CALL(a, b) __asm__("" : "+r"(a), "+r"(b))
 
 /* A posts record: site 0 while the fields change (see mdtrack.h). */
-static inline void post_put(struct mdt_post *p, uint64_t req, uint64_t comm,
-			    uint64_t peer_tag, uint64_t site)
+static inline void post_put(struct mdt_post *p, uint64_t loc, uint64_t comm,
+			    int32_t peer, int32_t tag, uint64_t site)
 {
 	__atomic_store_n(&p->site, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p->request = req;
+	p->loc = loc;
 	p->comm = comm;
-	__builtin_memcpy(&p->peer, &peer_tag, sizeof(peer_tag));
+	p->peer = peer;
+	p->tag = tag;
 	__atomic_store_n(&p->site, site, __ATOMIC_RELEASE);
 }
 
 /* The second way gets the first way's record, overwriting the older
- * one (a handle's first use, or its record was in the second way: then
+ * one (a location's first use, or its record was in the second way: then
  * nothing is lost, and nothing is counted, which matters for speed too:
- * two live handles of one bucket take turns here in a message loop). */
-__attribute__((noinline)) static void post_push(struct mdt_post *b,
-						uint64_t req)
+ * two live locations of one bucket take turns here in a message loop).
+ * Inline: a call here would make every wrapper keep its arguments in
+ * saved registers. */
+static inline void post_push(struct mdt_post *b, uint64_t loc)
 {
-	uint64_t site = __atomic_load_n(&b[0].site, __ATOMIC_RELAXED);
-	uint64_t peer_tag;
-
-	if (__atomic_load_n(&b[1].site, __ATOMIC_RELAXED) &&
-	    b[1].request != req)
+	if (__builtin_expect(__atomic_load_n(&b[1].site, __ATOMIC_RELAXED) &&
+			     b[1].loc != loc, 0))
 		__atomic_fetch_add(&T->posts_dropped, 1, __ATOMIC_RELAXED);
-	__builtin_memcpy(&peer_tag, &b[0].peer, sizeof(peer_tag));
-	post_put(&b[1], b[0].request, b[0].comm, peer_tag, site);
+	post_put(&b[1], b[0].loc, b[0].comm, b[0].peer, b[0].tag,
+		 __atomic_load_n(&b[0].site, __ATOMIC_RELAXED));
+}
+
+/* A post through the request variable at loc. */
+static inline void post(uint64_t loc, uint64_t comm, int peer, int tag,
+			uint64_t site)
+{
+	uint64_t h = mdt_hash(loc);
+	struct mdt_post *b = T->posts[h >> (64 - MDT_BUCKET_BITS)];
+
+	if (__builtin_expect(b[0].loc != loc, 0))
+		post_push(b, loc);
+	post_put(&b[0], loc, comm, peer, tag,
+		 site | h << MDT_BUCKET_BITS >> 56 << 56);
 }
 
 static inline int peer_of(int p)
 {
 	return p == MPI_ANY_SOURCE ? MDT_ANY : p == MPI_PROC_NULL ? MDT_PROC_NULL
 		: p == MPI_ROOT ? MDT_ROOT : p;
-}
-
-static inline void post(uint64_t req, uint64_t comm, uint64_t peer_tag,
-			uint64_t site)
-{
-	uint64_t h = mdt_hash(req);
-	struct mdt_post *b = T->posts[h >> (64 - MDT_BUCKET_BITS)];
-
-	if (__builtin_expect(b[0].request != req, 0))
-		post_push(b, req);
-	post_put(&b[0], req, comm, peer_tag,
-		 site | h << MDT_BUCKET_BITS >> 56 << 56);
 }
 
 static inline void init(int call, MPI_Request req, MPI_Comm comm,
@@ -302,56 +292,56 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 #define NODT ((MPI_Datatype)0)
 #define NOREQ ((MPI_Request)0)
 
-/* Point-to-point: record after the call, which gives the request. */
+/*
+ * Point-to-point and nonblocking collective posts are recorded before
+ * the call, by where the caller keeps the request (the MPI_Request
+ * variable it passes), and the wrapper ends in a tail call: no frame,
+ * no saved registers, no copy of the seventh argument (about half of
+ * what a wrapper that records after the call costs).  The collector
+ * reads the handle from that variable while the rank is stopped.
+ * Persistent creations are recorded after the call, by the handle it
+ * gives: they are rare, and the handle lives until MPI_Request_free.
+ */
 
-/* The call succeeded: the likely way, laid out straight after the call
- * (a taken branch there cost about 0.3 ns a post, a tenth of the
- * wrapper's cost). */
+/* The call succeeded (creations only). */
 #define OK(rc) __builtin_expect((rc) == MPI_SUCCESS, 1)
 
-#define P2P_SEND(name, fn)                                                  \
+#define P2P_SEND(name)                                                      \
 	EXPORT int name(const void *buf, int count, MPI_Datatype dt,        \
 			int dest, int tag, MPI_Comm comm, MPI_Request *req) \
 	{                                                                   \
-		PRE_##fn(MDT_##name, dest, tag);                            \
+		post(H(req), H(comm), dest, tag,                  \
+		     SITE(MDT_##name, RET()));                              \
+		return PMPI(P##name)(buf, count, dt, dest, tag, comm, req); \
+	}
+#define INIT_SEND(name)                                                     \
+	EXPORT int name(const void *buf, int count, MPI_Datatype dt,        \
+			int dest, int tag, MPI_Comm comm, MPI_Request *req) \
+	{                                                                   \
+		uint64_t ret = RET();                                       \
 		int rc = PMPI(P##name)(buf, count, dt, dest, tag, comm,     \
 				       req);                                \
 		if (OK(rc))                                                 \
-			CALL_##fn(MDT_##name, *req, comm, dt, dest, tag,    \
-				  count);                                   \
+			init(MDT_##name, *req, comm, dt, dest, tag, count,  \
+			     ret);                                          \
 		return rc;                                                  \
 	}
-#define PRE_post(call, peer, tag)                                           \
-	uint64_t site = SITE(call, RET()), peer_tag = PEER_TAG(peer, tag); \
-	BEFORE_CALL(site, peer_tag)
-#define CALL_post(call, req, comm, dt, peer, tag, count)                    \
-	post(H(req), H(comm), peer_tag, site)
-#define PRE_init(call, peer, tag) uint64_t ret = RET()
-#define CALL_init(call, req, comm, dt, peer, tag, count)                    \
-	init(call, req, comm, dt, peer, tag, count, ret)
 
-P2P_SEND(MPI_Isend, post)
-P2P_SEND(MPI_Ibsend, post)
-P2P_SEND(MPI_Issend, post)
-P2P_SEND(MPI_Irsend, post)
-P2P_SEND(MPI_Send_init, init)
-P2P_SEND(MPI_Bsend_init, init)
-P2P_SEND(MPI_Ssend_init, init)
-P2P_SEND(MPI_Rsend_init, init)
+P2P_SEND(MPI_Isend)
+P2P_SEND(MPI_Ibsend)
+P2P_SEND(MPI_Issend)
+P2P_SEND(MPI_Irsend)
+INIT_SEND(MPI_Send_init)
+INIT_SEND(MPI_Bsend_init)
+INIT_SEND(MPI_Ssend_init)
+INIT_SEND(MPI_Rsend_init)
 
 EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
 		     int tag, MPI_Comm comm, MPI_Request *req)
 {
-	uint64_t site = SITE(MDT_MPI_Irecv, RET());
-	uint64_t peer_tag = PEER_TAG(source, tag);
-	int rc;
-
-	BEFORE_CALL(site, peer_tag);
-	rc = PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
-
-	if (OK(rc))
-		post(H(*req), H(comm), peer_tag, site);
-	return rc;
+	post(H(req), H(comm), source, tag,
+	     SITE(MDT_MPI_Irecv, RET()));
+	return PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
 }
 
 EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source,
@@ -369,26 +359,18 @@ EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source,
 /* A start names only the request: the collector joins it to its init. */
 EXPORT int MPI_Start(MPI_Request *req)
 {
-	uint64_t ret = RET();
-	MPI_Request r = *req;
-	int rc = PMPI(PMPI_Start)(req);
-
-	if (OK(rc))
-		post(H(r), 0, PEER_TAG(MDT_NONE, MDT_NONE),
-		     SITE(MDT_MPI_Start, ret));
-	return rc;
+	post(H(req), 0, MDT_NONE, MDT_NONE,
+	     SITE(MDT_MPI_Start, RET()));
+	return PMPI(PMPI_Start)(req);
 }
 
 EXPORT int MPI_Startall(int count, MPI_Request reqs[])
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Startall)(count, reqs);
+	uint64_t site = SITE(MDT_MPI_Startall, RET());
 
-	if (OK(rc))
-		for (int i = 0; i < count; i++)
-			post(H(reqs[i]), 0, PEER_TAG(MDT_NONE, MDT_NONE),
-			     SITE(MDT_MPI_Startall, ret));
-	return rc;
+	for (int i = 0; i < count; i++)
+		post(H(&reqs[i]), 0, MDT_NONE, MDT_NONE, site);
+	return PMPI(PMPI_Startall)(count, reqs);
 }
 
 /* Blocking collectives: record before the call, which may never return. */
@@ -516,36 +498,28 @@ EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rcnt,
 }
 
 /* Nonblocking collectives: a collective record (all the arguments) and
- * a request record (the call, communicator and root). */
+ * a request record (the call, communicator and root), before the call
+ * as for point-to-point posts. */
 
-static inline void icoll(int call, MPI_Request req, MPI_Comm comm,
-			 MPI_Datatype dt, MPI_Op op, int root, int count,
-			 uint64_t ret)
-{
-	coll(call, comm, dt, op, root, count, ret);
-	post(H(req), H(comm), PEER_TAG(root, MDT_NONE), SITE(call, ret));
-}
+#define ICOLL(call, dt, op, root, count)                                    \
+	do {                                                                \
+		uint64_t ret = RET();                                       \
+		coll(call, comm, dt, op, root, count, ret);                 \
+		post(H(req), H(comm), root, MDT_NONE,             \
+		     SITE(call, ret));                                      \
+	} while (0)
 
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Ibarrier)(comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Ibarrier, *req, comm, NODT, NOOP, MDT_NONE, 0,
-		      ret);
-	return rc;
+	ICOLL(MDT_MPI_Ibarrier, NODT, NOOP, MDT_NONE, 0);
+	return PMPI(PMPI_Ibarrier)(comm, req);
 }
 
 EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
 		      MPI_Comm comm, MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Ibcast)(buf, count, dt, root, comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Ibcast, *req, comm, dt, NOOP, root, count, ret);
-	return rc;
+	ICOLL(MDT_MPI_Ibcast, dt, NOOP, root, count);
+	return PMPI(PMPI_Ibcast)(buf, count, dt, root, comm, req);
 }
 
 #define IROOTED(name, dtv, cntv)                                            \
@@ -553,13 +527,9 @@ EXPORT int MPI_Ibcast(void *buf, int count, MPI_Datatype dt, int root,
 			void *rb, int rcnt, MPI_Datatype rdt, int root,     \
 			MPI_Comm comm, MPI_Request *req)                    \
 	{                                                                   \
-		uint64_t ret = RET();                                       \
-		int rc = PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, root,  \
-				       comm, req);                          \
-		if (OK(rc))                                                 \
-			icoll(MDT_##name, *req, comm, dtv, NOOP, root,      \
-			      cntv, ret);                                   \
-		return rc;                                                  \
+		ICOLL(MDT_##name, dtv, NOOP, root, cntv);                   \
+		return PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, root,    \
+				     comm, req);                            \
 	}
 IROOTED(MPI_Igather, sdt, scnt)
 IROOTED(MPI_Iscatter, rdt, rcnt)
@@ -569,14 +539,9 @@ EXPORT int MPI_Igatherv(const void *sb, int scnt, MPI_Datatype sdt, void *rb,
 			MPI_Datatype rdt, int root, MPI_Comm comm,
 			MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Igatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt,
-				     root, comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Igatherv, *req, comm, sdt, NOOP, root, scnt,
-		      ret);
-	return rc;
+	ICOLL(MDT_MPI_Igatherv, sdt, NOOP, root, scnt);
+	return PMPI(PMPI_Igatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt,
+				   root, comm, req);
 }
 
 EXPORT int MPI_Iscatterv(const void *sb, const int scnts[],
@@ -584,14 +549,9 @@ EXPORT int MPI_Iscatterv(const void *sb, const int scnts[],
 			 int rcnt, MPI_Datatype rdt, int root, MPI_Comm comm,
 			 MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Iscatterv)(sb, scnts, displs, sdt, rb, rcnt, rdt,
-				      root, comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Iscatterv, *req, comm, rdt, NOOP, root, rcnt,
-		      ret);
-	return rc;
+	ICOLL(MDT_MPI_Iscatterv, rdt, NOOP, root, rcnt);
+	return PMPI(PMPI_Iscatterv)(sb, scnts, displs, sdt, rb, rcnt, rdt,
+				    root, comm, req);
 }
 
 #define IALLTO(name)                                                        \
@@ -599,13 +559,9 @@ EXPORT int MPI_Iscatterv(const void *sb, const int scnts[],
 			void *rb, int rcnt, MPI_Datatype rdt,               \
 			MPI_Comm comm, MPI_Request *req)                    \
 	{                                                                   \
-		uint64_t ret = RET();                                       \
-		int rc = PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, comm,  \
-				       req);                                \
-		if (OK(rc))                                                 \
-			icoll(MDT_##name, *req, comm, sdt, NOOP, MDT_NONE,  \
-			      scnt, ret);                                   \
-		return rc;                                                  \
+		ICOLL(MDT_##name, sdt, NOOP, MDT_NONE, scnt);               \
+		return PMPI(P##name)(sb, scnt, sdt, rb, rcnt, rdt, comm,    \
+				     req);                                  \
 	}
 IALLTO(MPI_Iallgather)
 IALLTO(MPI_Ialltoall)
@@ -614,14 +570,9 @@ EXPORT int MPI_Iallgatherv(const void *sb, int scnt, MPI_Datatype sdt,
 			   void *rb, const int rcnts[], const int displs[],
 			   MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Iallgatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt,
-					comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Iallgatherv, *req, comm, sdt, NOOP, MDT_NONE,
-		      scnt, ret);
-	return rc;
+	ICOLL(MDT_MPI_Iallgatherv, sdt, NOOP, MDT_NONE, scnt);
+	return PMPI(PMPI_Iallgatherv)(sb, scnt, sdt, rb, rcnts, displs, rdt,
+				      comm, req);
 }
 
 EXPORT int MPI_Ialltoallv(const void *sb, const int scnts[],
@@ -629,14 +580,9 @@ EXPORT int MPI_Ialltoallv(const void *sb, const int scnts[],
 			  const int rcnts[], const int rdispls[],
 			  MPI_Datatype rdt, MPI_Comm comm, MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Ialltoallv)(sb, scnts, sdispls, sdt, rb, rcnts,
-				       rdispls, rdt, comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Ialltoallv, *req, comm, sdt, NOOP, MDT_NONE, 0,
-		      ret);
-	return rc;
+	ICOLL(MDT_MPI_Ialltoallv, sdt, NOOP, MDT_NONE, 0);
+	return PMPI(PMPI_Ialltoallv)(sb, scnts, sdispls, sdt, rb, rcnts,
+				     rdispls, rdt, comm, req);
 }
 
 EXPORT int MPI_Ialltoallw(const void *sb, const int scnts[],
@@ -645,25 +591,16 @@ EXPORT int MPI_Ialltoallw(const void *sb, const int scnts[],
 			  const MPI_Datatype rdts[], MPI_Comm comm,
 			  MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Ialltoallw)(sb, scnts, sdispls, sdts, rb, rcnts,
-				       rdispls, rdts, comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Ialltoallw, *req, comm, NODT, NOOP, MDT_NONE, 0,
-		      ret);
-	return rc;
+	ICOLL(MDT_MPI_Ialltoallw, NODT, NOOP, MDT_NONE, 0);
+	return PMPI(PMPI_Ialltoallw)(sb, scnts, sdispls, sdts, rb, rcnts,
+				     rdispls, rdts, comm, req);
 }
 
 EXPORT int MPI_Ireduce(const void *sb, void *rb, int count, MPI_Datatype dt,
 		       MPI_Op op, int root, MPI_Comm comm, MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Ireduce)(sb, rb, count, dt, op, root, comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Ireduce, *req, comm, dt, op, root, count, ret);
-	return rc;
+	ICOLL(MDT_MPI_Ireduce, dt, op, root, count);
+	return PMPI(PMPI_Ireduce)(sb, rb, count, dt, op, root, comm, req);
 }
 
 #define IREDUCE_ALL(name)                                                   \
@@ -671,12 +608,8 @@ EXPORT int MPI_Ireduce(const void *sb, void *rb, int count, MPI_Datatype dt,
 			MPI_Datatype dt, MPI_Op op, MPI_Comm comm,          \
 			MPI_Request *req)                                   \
 	{                                                                   \
-		uint64_t ret = RET();                                       \
-		int rc = PMPI(P##name)(sb, rb, count, dt, op, comm, req);   \
-		if (OK(rc))                                                 \
-			icoll(MDT_##name, *req, comm, dt, op, MDT_NONE,     \
-			      count, ret);                                  \
-		return rc;                                                  \
+		ICOLL(MDT_##name, dt, op, MDT_NONE, count);                 \
+		return PMPI(P##name)(sb, rb, count, dt, op, comm, req);     \
 	}
 IREDUCE_ALL(MPI_Iallreduce)
 IREDUCE_ALL(MPI_Iscan)
@@ -687,11 +620,6 @@ EXPORT int MPI_Ireduce_scatter(const void *sb, void *rb, const int rcnts[],
 			       MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
 			       MPI_Request *req)
 {
-	uint64_t ret = RET();
-	int rc = PMPI(PMPI_Ireduce_scatter)(sb, rb, rcnts, dt, op, comm, req);
-
-	if (OK(rc))
-		icoll(MDT_MPI_Ireduce_scatter, *req, comm, dt, op, MDT_NONE,
-		      0, ret);
-	return rc;
+	ICOLL(MDT_MPI_Ireduce_scatter, dt, op, MDT_NONE, 0);
+	return PMPI(PMPI_Ireduce_scatter)(sb, rb, rcnts, dt, op, comm, req);
 }
