@@ -33,11 +33,16 @@ esac
 mkdir -p "$build/bench"
 mpicc -O2 -o "$build/bench/benchtrack" track/benchtrack.c -ldl
 abs=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
-# Not linked with libmpi: its PMPI_Isend is the program's own.
+# Not linked with libmpi: its PMPI_Isend is that of a library of its own
+# (libbenchmpi.so), reached through the PLT as libmpi's would be.
+# shellcheck disable=SC2046
+cc -O2 $(mpicc --showme:compile) -DBENCHPOST_MPI -fPIC -shared \
+	-o "$build/bench/libbenchmpi.so" track/benchpost.c
 # shellcheck disable=SC2046
 cc -O2 $(mpicc --showme:compile) -o "$build/bench/benchpost" \
-	track/benchpost.c -L"$(dirname "$abs")" -Wl,-rpath,"$(dirname "$abs")" \
-	-Wl,--no-as-needed -lmdtrack
+	track/benchpost.c -L"$(dirname "$abs")" -L"$build/bench" \
+	-Wl,-rpath,"$(dirname "$abs")" -Wl,-rpath,"$(cd "$build/bench" && pwd)" \
+	-Wl,--no-as-needed -lmdtrack -lbenchmpi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
