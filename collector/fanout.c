@@ -121,9 +121,17 @@ static void start(struct fan *f, struct conn *c)
 	}
 	c->pid = fork();
 	if (c->pid == 0) {
-		/* Its own process group: a Ctrl-C at the terminal reaches the
-		 * front end only, which then lets every agent detach. */
-		setpgid(0, 0);
+		/*
+		 * A session of its own, hence a process group of its own: a
+		 * Ctrl-C at the terminal reaches the front end only, which
+		 * then lets every agent detach.  And, where the kernel groups
+		 * sessions for the scheduler (autogroup), a share of the CPU
+		 * of its own: a launcher (mpirun and its helpers, ssh) starts
+		 * beside ranks that busy-poll every core, and sharing the
+		 * front end's share made each start wait for the others.
+		 */
+		if (setsid() < 0)
+			setpgid(0, 0);
 		dup2(pin[0], 0);
 		dup2(pout[1], 1);
 		dup2(perr[1], 2);
@@ -145,8 +153,6 @@ static void start(struct fan *f, struct conn *c)
 	if (c->pid < 0) {
 		fail(c, "fork: %s", strerror(errno));
 		c->pid = -1;
-	} else {
-		setpgid(c->pid, c->pid);
 	}
 	ln_argv_free(argv);
 }
@@ -623,13 +629,16 @@ static void close_all(struct fan *f, int grace_ms)
 		struct conn *c = &f->c[i];
 
 		if (c->pid > 0 && !c->reaped) {
-			kill(-c->pid, SIGTERM);
+			/* Its group, or itself before it made one. */
+			if (kill(-c->pid, SIGTERM) < 0)
+				kill(c->pid, SIGTERM);
 			for (int k = 0; k < 100 && !c->reaped; k++) {
 				nanosleep(&ts, NULL);
 				reap(c, false);
 			}
 			if (!c->reaped)
-				kill(-c->pid, SIGKILL);
+				if (kill(-c->pid, SIGKILL) < 0)
+					kill(c->pid, SIGKILL);
 			reap(c, true);
 		}
 		if (c->out >= 0)
