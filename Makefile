@@ -71,11 +71,11 @@ TESTBIN = $(BUILD)/md-tests
 all: $(BIN) $(TRACKLIB) $(TRACKLIB_MPICH)
 
 
-$(BUILD)/lib/mpi-deadlock/libmdtrack.so: track/mdtrack.c include/mdtrack.h
+$(BUILD)/lib/mpi-deadlock/libmdtrack.so: track/mdtrack.c track/mdtrack_post.h include/mdtrack.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MPI_CFLAGS) $(WARN) $(TRACK_CFLAGS) -o $@ $< -ldl
 
-$(BUILD)/lib/mpi-deadlock/mpich/libmdtrack.so: track/mdtrack.c include/mdtrack.h
+$(BUILD)/lib/mpi-deadlock/mpich/libmdtrack.so: track/mdtrack.c track/mdtrack_post.h include/mdtrack.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(MPICH_CFLAGS) $(WARN) $(TRACK_CFLAGS) -o $@ $< -ldl
 

@@ -196,7 +196,8 @@ static int by_handle(const void *a, const void *b)
 
 /*
  * A posts record names where the caller kept the request; the handle
- * is read there now.  A variable that no longer holds its request reads
+ * is read there now (a held record names it: the request was still in
+ * its variable when that was posted through again).  A variable that no longer holds its request reads
  * as another handle (MPI_REQUEST_NULL once the request completed
  * through it) and joins nothing; one that holds a request posted
  * elsewhere is sorted out by the call's arguments (post_of).
@@ -215,10 +216,16 @@ static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
 			if (!p->loc || !p->site || mdt_bucket(p->loc) != i ||
 			    MDT_SITE_CHECK(p->site) != mdt_check(p->loc))
 				continue;
-			rc = tgt_read(x->t, p->loc, &h, tb->handle_size);
-			if (rc == -MD_E_GONE)
-				return rc;
-			if (rc < 0 || !h)
+			/* A held record names its handle. */
+			if (p->site & MDT_SITE_HELD)
+				h = p->loc;
+			else if ((rc = tgt_read(x->t, p->loc, &h,
+						tb->handle_size)) < 0) {
+				if (rc == -MD_E_GONE)
+					return rc;
+				continue;
+			}
+			if (!h)
 				continue;
 			ps->v[ps->n++] = (struct held){ h, p };
 		}

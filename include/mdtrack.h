@@ -23,8 +23,12 @@
  *    the older one (counted in posts_dropped when it held a record).
  *    Programs post through the same few variables (an array of
  *    requests, a local), so a loop writes the same few cache lines.  A
- *    request copied elsewhere keeps its record until its variable is
- *    posted through again.  A record is written site = 0 first, its
+ *    request copied elsewhere (into a C++ vector, say) is kept too:
+ *    a variable posted through again while it holds a handle other than
+ *    MPI_REQUEST_NULL first copies its record to the bucket of that
+ *    handle as a held record (site has MDT_SITE_HELD, loc is the handle,
+ *    bucket and check byte are the handle's), pushing as a post does.
+ *    A record is written site = 0 first, its
  *    fields, then site, which carries a check byte of the variable's
  *    address: a record torn by a stop reads as empty, and so, mostly,
  *    does one torn by two threads racing on one bucket.
@@ -97,10 +101,12 @@ enum mdt_call {
 #undef MDT_ENUM
 	MDT_NCALLS
 };
+_Static_assert(MDT_NCALLS <= 0x80, "a call fits in site's bits 48-54");
 
 /* The last call that created or started a request (32 bytes). */
 struct mdt_post {
-	uint64_t loc;		/* the caller's MPI_Request variable, 0 = none */
+	uint64_t loc;		/* the caller's MPI_Request variable, 0 = none;
+				 * held records: the handle */
 	uint64_t comm;		/* MPI_Comm handle */
 	int32_t peer;		/* dest/source (local rank) or root, as passed */
 	int32_t tag;		/* as passed; MDT_NONE for collectives */
@@ -109,7 +115,8 @@ struct mdt_post {
 
 /*
  * site: the return address of the call (bits 0-47: user space addresses
- * on x86-64 and aarch64), the call (bits 48-55), and a check byte of the
+ * on x86-64 and aarch64), the call (bits 48-54), MDT_SITE_HELD (bit 55:
+ * a held record, below), and a check byte of the
  * variable's address (bits 56-63): the 8 bits of mdt_hash() below those
  * that pick the bucket, so two records of one bucket seldom share it.
  * A site written for another variable than the record's (two threads
@@ -117,13 +124,18 @@ struct mdt_post {
  * of such a race are not checked.
  */
 #define MDT_RET_MASK ((1ULL << 48) - 1)
+#define MDT_SITE_HELD (1ULL << 55)
 #define MDT_SITE_RET(site) ((site) & MDT_RET_MASK)
-#define MDT_SITE_CALL(site) ((int)((site) >> 48 & 0xff))
+#define MDT_SITE_CALL(site) ((int)((site) >> 48 & 0x7f))
 #define MDT_SITE_CHECK(site) ((site) >> 56)
+
+/* A macro as well, for code built for general registers only (the
+ * inline functions below are not inlined there). */
+#define MDT_HASH(x) ((uint64_t)(x) * 0x9e3779b97f4a7c15ULL)
 
 static inline uint64_t mdt_hash(uint64_t req)
 {
-	return req * 0x9e3779b97f4a7c15ULL;
+	return MDT_HASH(req);
 }
 
 /* The bucket of a request variable (its address). */

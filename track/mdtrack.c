@@ -76,6 +76,10 @@ EXPORT struct mdt_table md_track_table = {
 #define STR(x) #x
 #define WEAK(name) _Pragma(STR(weak name))
 WEAK_LIST(WEAK)
+#if defined(OPEN_MPI)
+/* MPI_REQUEST_NULL is the address of this object of libmpi's. */
+#pragma weak ompi_request_null
+#endif
 
 /* A PMPI entry point that was not there when the library was loaded. */
 __attribute__((noinline, cold, used, visibility("hidden"))) void *
@@ -96,55 +100,61 @@ void *md_track_late(const char *name)
 
 #if defined(__x86_64__)
 /*
- * A C call to md_track_late on the hot path, even never taken, makes the
- * compiler keep every argument of the wrapper in saved registers across
- * it.  This trampoline saves what the C calling convention lets a call
- * change, so the asm call below clobbers only rax: the name comes in rax,
- * the entry point goes out in it.  (Built with -mno-red-zone: the call
- * writes below the stack pointer.)
+ * A C call on the hot path, even never taken, makes the compiler keep
+ * every argument of the wrapper in saved registers across it.  A
+ * trampoline saves what the C calling convention lets a call change, so
+ * an asm call of it clobbers only rax: the argument comes in rax, the
+ * answer goes out in it.  (Built with -mno-red-zone: the call writes
+ * below the stack pointer.)
  */
-__asm__(".pushsection .text\n"
-	".p2align 4\n"
-	".type md_track_late_x86, @function\n"
-	"md_track_late_x86:\n"
-	"	push %rdi\n	push %rsi\n	push %rdx\n	push %rcx\n"
-	"	push %r8\n	push %r9\n	push %r10\n	push %r11\n"
-	"	push %rbp\n	mov %rsp, %rbp\n	and $-16, %rsp\n"
-	"	sub $256, %rsp\n"
-	"	movdqa %xmm0, 0(%rsp)\n	movdqa %xmm1, 16(%rsp)\n"
-	"	movdqa %xmm2, 32(%rsp)\n	movdqa %xmm3, 48(%rsp)\n"
-	"	movdqa %xmm4, 64(%rsp)\n	movdqa %xmm5, 80(%rsp)\n"
-	"	movdqa %xmm6, 96(%rsp)\n	movdqa %xmm7, 112(%rsp)\n"
-	"	movdqa %xmm8, 128(%rsp)\n	movdqa %xmm9, 144(%rsp)\n"
-	"	movdqa %xmm10, 160(%rsp)\n	movdqa %xmm11, 176(%rsp)\n"
-	"	movdqa %xmm12, 192(%rsp)\n	movdqa %xmm13, 208(%rsp)\n"
-	"	movdqa %xmm14, 224(%rsp)\n	movdqa %xmm15, 240(%rsp)\n"
-	"	mov %rax, %rdi\n	call md_track_late\n"
-	"	movdqa 0(%rsp), %xmm0\n	movdqa 16(%rsp), %xmm1\n"
-	"	movdqa 32(%rsp), %xmm2\n	movdqa 48(%rsp), %xmm3\n"
-	"	movdqa 64(%rsp), %xmm4\n	movdqa 80(%rsp), %xmm5\n"
-	"	movdqa 96(%rsp), %xmm6\n	movdqa 112(%rsp), %xmm7\n"
-	"	movdqa 128(%rsp), %xmm8\n	movdqa 144(%rsp), %xmm9\n"
-	"	movdqa 160(%rsp), %xmm10\n	movdqa 176(%rsp), %xmm11\n"
-	"	movdqa 192(%rsp), %xmm12\n	movdqa 208(%rsp), %xmm13\n"
-	"	movdqa 224(%rsp), %xmm14\n	movdqa 240(%rsp), %xmm15\n"
-	"	mov %rbp, %rsp\n	pop %rbp\n"
-	"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n"
-	"	pop %rcx\n	pop %rdx\n	pop %rsi\n	pop %rdi\n"
-	"	ret\n"
-	".size md_track_late_x86, .-md_track_late_x86\n"
-	".popsection\n");
+#define TRAMPOLINE(name, fn)                                                \
+	__asm__(".pushsection .text\n"                                      \
+		".p2align 4\n"                                              \
+		".type " #name ", @function\n"                              \
+		#name ":\n"                                                 \
+		"	push %rdi\n	push %rsi\n	push %rdx\n	push %rcx\n" \
+		"	push %r8\n	push %r9\n	push %r10\n	push %r11\n" \
+		"	push %rbp\n	mov %rsp, %rbp\n	and $-16, %rsp\n" \
+		"	sub $256, %rsp\n"                                   \
+		"	movdqa %xmm0, 0(%rsp)\n	movdqa %xmm1, 16(%rsp)\n"   \
+		"	movdqa %xmm2, 32(%rsp)\n	movdqa %xmm3, 48(%rsp)\n"  \
+		"	movdqa %xmm4, 64(%rsp)\n	movdqa %xmm5, 80(%rsp)\n"  \
+		"	movdqa %xmm6, 96(%rsp)\n	movdqa %xmm7, 112(%rsp)\n" \
+		"	movdqa %xmm8, 128(%rsp)\n	movdqa %xmm9, 144(%rsp)\n" \
+		"	movdqa %xmm10, 160(%rsp)\n	movdqa %xmm11, 176(%rsp)\n" \
+		"	movdqa %xmm12, 192(%rsp)\n	movdqa %xmm13, 208(%rsp)\n" \
+		"	movdqa %xmm14, 224(%rsp)\n	movdqa %xmm15, 240(%rsp)\n" \
+		"	mov %rax, %rdi\n	call " #fn "\n"                  \
+		"	movdqa 0(%rsp), %xmm0\n	movdqa 16(%rsp), %xmm1\n"   \
+		"	movdqa 32(%rsp), %xmm2\n	movdqa 48(%rsp), %xmm3\n"  \
+		"	movdqa 64(%rsp), %xmm4\n	movdqa 80(%rsp), %xmm5\n"  \
+		"	movdqa 96(%rsp), %xmm6\n	movdqa 112(%rsp), %xmm7\n" \
+		"	movdqa 128(%rsp), %xmm8\n	movdqa 144(%rsp), %xmm9\n" \
+		"	movdqa 160(%rsp), %xmm10\n	movdqa 176(%rsp), %xmm11\n" \
+		"	movdqa 192(%rsp), %xmm12\n	movdqa 208(%rsp), %xmm13\n" \
+		"	movdqa 224(%rsp), %xmm14\n	movdqa 240(%rsp), %xmm15\n" \
+		"	mov %rbp, %rsp\n	pop %rbp\n"                         \
+		"	pop %r11\n	pop %r10\n	pop %r9\n	pop %r8\n"   \
+		"	pop %rcx\n	pop %rdx\n	pop %rsi\n	pop %rdi\n"  \
+		"	ret\n"                                              \
+		".size " #name ", .-" #name "\n"                            \
+		".popsection\n")
+/* Calls a trampoline with x in rax; returns what it left there. */
+#define VIA(name, x)                                                        \
+	({                                                                  \
+		void *v_ = (void *)(x);                                     \
+		__asm__ volatile("call " #name                              \
+				 : "+a"(v_)                                 \
+				 :                                          \
+				 : "memory", "cc");                         \
+		v_;                                                         \
+	})
+
+TRAMPOLINE(md_track_late_x86, md_track_late);
 
 static inline void *pmpi_entry(void *f, const char *name)
 {
-	if (__builtin_expect(!f, 0)) {
-		f = (void *)name;
-		__asm__ volatile("call md_track_late_x86"
-				 : "+a"(f)
-				 :
-				 : "memory", "cc");
-	}
-	return f;
+	return __builtin_expect(!f, 0) ? VIA(md_track_late_x86, name) : f;
 }
 #else
 static inline void *pmpi_entry(void *f, const char *name)
@@ -183,43 +193,77 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 /* A post's site without its check byte. */
 #define SITE(call, ret) (((ret) & MDT_RET_MASK) | (uint64_t)(call) << 48)
 
-/* A posts record: site 0 while the fields change (see mdtrack.h). */
-static inline void post_put(struct mdt_post *p, uint64_t loc, uint64_t comm,
-			    int32_t peer, int32_t tag, uint64_t site)
-{
-	__atomic_store_n(&p->site, 0, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	p->loc = loc;
-	p->comm = comm;
-	p->peer = peer;
-	p->tag = tag;
-	__atomic_store_n(&p->site, site, __ATOMIC_RELEASE);
-}
+#define POST_FN(name) name
+#include "mdtrack_post.h"
+#undef POST_FN
 
-/* The second way gets the first way's record, overwriting the older
- * one (a location's first use, or its record was in the second way: then
- * nothing is lost, and nothing is counted, which matters for speed too:
- * two live locations of one bucket take turns here in a message loop).
- * Inline: a call here would make every wrapper keep its arguments in
- * saved registers. */
-static inline void post_push(struct mdt_post *b, uint64_t loc)
+/*
+ * A post through the variable at loc, whose record is first in its
+ * bucket, while it holds a request: out of line, and on x86-64 saving
+ * every register it uses itself, with its own copies of the writers that
+ * touch no SSE register, so that the wrappers keep their arguments where
+ * they came and stay a tail call (a C call here, even never taken, made
+ * the compiler keep them in saved registers on every call).
+ */
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("general-regs-only")
+#define POST_FN(name) gpr_##name
+#include "mdtrack_post.h"
+#undef POST_FN
+
+__attribute__((noinline, cold, used, visibility("hidden"),
+	       no_caller_saved_registers)) void
+md_track_held(uint64_t loc);
+void md_track_held(uint64_t loc)
 {
-	if (__builtin_expect(__atomic_load_n(&b[1].site, __ATOMIC_RELAXED) &&
-			     b[1].loc != loc, 0))
-		__atomic_fetch_add(&T->posts_dropped, 1, __ATOMIC_RELAXED);
-	post_put(&b[1], b[0].loc, b[0].comm, b[0].peer, b[0].tag,
-		 __atomic_load_n(&b[0].site, __ATOMIC_RELAXED));
+	struct mdt_post *b = T->posts[MDT_HASH(loc) >> (64 - MDT_BUCKET_BITS)];
+
+	gpr_post_held(b, gpr_held_at(loc));
+	/* The handle's bucket may be the variable's. */
+	if (b[0].loc != loc)
+		gpr_post_push(b, loc);
 }
+#pragma GCC pop_options
+
+/* Takes loc in rax, as the trampolines do; md_track_held saves the rest. */
+__asm__(".pushsection .text\n"
+	".p2align 4\n"
+	".type md_track_held_x86, @function\n"
+	"md_track_held_x86:\n"
+	"	push %rdi\n	mov %rax, %rdi\n	call md_track_held\n"
+	"	pop %rdi\n	ret\n"
+	".size md_track_held_x86, .-md_track_held_x86\n"
+	".popsection\n");
+#define HELD(loc) ((void)VIA(md_track_held_x86, (uintptr_t)(loc)))
+#else
+static void md_track_held(uint64_t loc)
+{
+	struct mdt_post *b = T->posts[mdt_bucket(loc)];
+
+	post_held(b, held_at(loc));
+	if (b[0].loc != loc)
+		post_push(b, loc);
+}
+#define HELD(loc) md_track_held(loc)
+#endif
 
 /* A post through the request variable at loc. */
-static inline void post(uint64_t loc, uint64_t comm, int peer, int tag,
-			uint64_t site)
+static inline __attribute__((always_inline)) void
+post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
 {
 	uint64_t h = mdt_hash(loc);
 	struct mdt_post *b = T->posts[h >> (64 - MDT_BUCKET_BITS)];
 
-	if (__builtin_expect(b[0].loc != loc, 0))
+	if (__builtin_expect(b[0].loc == loc, 1)) {
+		uint64_t held = held_at(loc);
+
+		/* After MPI_Wait and friends it holds MPI_REQUEST_NULL. */
+		if (__builtin_expect(held != H(MPI_REQUEST_NULL), 0))
+			HELD(loc);
+	} else {
 		post_push(b, loc);
+	}
 	post_put(&b[0], loc, comm, peer, tag,
 		 site | h << MDT_BUCKET_BITS >> 56 << 56);
 }
