@@ -569,3 +569,27 @@ Test(track, integer_handle_is_read_at_its_own_size)
 	cr_expect_str_eq(f.r.track[0].call, "MPI_Isend");
 	fx_fini(&f);
 }
+
+/* A held record (its variable was posted through again while it still
+ * held the request) names the handle itself: no variable is read. */
+Test(track, held_record_joins_its_handle_without_a_variable)
+{
+	struct fx f;
+	struct mdt_post *p;
+
+	fx_init(&f);
+	p = &f.tb->posts[mdt_bucket(REQ_B)][1];
+	*p = (struct mdt_post){ REQ_B, COMM, 3, 9,
+				mdt_site(REQ_B, f.site3, MDT_MPI_Irecv) |
+					MDT_SITE_HELD };
+	fx_pending(&f, REQ_B);
+	f.ops[0].peer_local = 3;
+	f.ops[0].tag = 9;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].request, REQ_B);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Irecv");
+	cr_expect_eq(f.r.track[0].peer, 3);
+	cr_expect_eq(f.r.track[0].line, 3);
+	fx_fini(&f);
+}
