@@ -469,7 +469,7 @@ static void add_colls(const struct trk_ctx *x, const struct mdt_table *tb,
 		const struct mdt_coll *c = &tb->colls[i];
 		struct snap_track_rec *t;
 
-		if (!c->comm || !c->stamp || c->stamp > tb->colls_head)
+		if (!c->comm || !c->stamp)
 			continue;
 		t = add(r, cap);
 		fill(x, tb, r, SNAP_TRACK_COLL, c->call, c->stamp, 0, c->comm,

@@ -43,7 +43,9 @@
  *  - colls: per communicator handle, the last collective call (the
  *    details of a nonblocking collective are there too; its posts record
  *    names the call, communicator and root).  A colls slot is updated in
- *    place: stamp 0 while it is written.
+ *    place: stamp 0 while it is written, then its ticket + 1 (colls_head
+ *    is advanced by a plain load and store, so two threads' collectives
+ *    at one moment may share a ticket, and a stamp may exceed the head).
  * Handles are kept as their value: a pointer (Open MPI), or a 32-bit
  * integer handle (MPICH) zero-extended.
  */

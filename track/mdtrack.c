@@ -10,7 +10,8 @@
  * request variable, a 32-byte store into a cache line that the
  * variable's last post wrote, and a tail call into the MPI library: no
  * system call, lock, atomic read-modify-write or allocation, safe under
- * MPI_THREAD_MULTIPLE.  A collective takes one relaxed atomic add.
+ * MPI_THREAD_MULTIPLE.  A collective's record is written in place, its
+ * ticket taken without a locked instruction.
  * Nothing is written anywhere and nothing talks to the tool.
  *
  * The PMPI entry points are weak references: the library is not linked
@@ -206,14 +207,29 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
  * the compiler keep them in saved registers on every call).
  */
 #if defined(__x86_64__)
+/*
+ * md_track_held and md_track_slot save every register they use, and use
+ * no SSE register (built for general registers only, with their own
+ * copies of the writers): a stub passes the argument from rax and leaves
+ * the answer there, so a wrapper's call clobbers nothing else.
+ */
+#define SAVES_ALL no_caller_saved_registers
+#define GPR_STUB(name, fn)                                                  \
+	__asm__(".pushsection .text\n"                                      \
+		".p2align 4\n"                                              \
+		".type " #name ", @function\n"                              \
+		#name ":\n"                                                 \
+		"	push %rdi\n	mov %rax, %rdi\n	call " #fn "\n"    \
+		"	pop %rdi\n	ret\n"                                    \
+		".size " #name ", .-" #name "\n"                            \
+		".popsection\n")
 #pragma GCC push_options
 #pragma GCC target("general-regs-only")
 #define POST_FN(name) gpr_##name
 #include "mdtrack_post.h"
 #undef POST_FN
 
-__attribute__((noinline, cold, used, visibility("hidden"),
-	       no_caller_saved_registers)) void
+__attribute__((noinline, cold, used, visibility("hidden"), SAVES_ALL)) void
 md_track_held(uint64_t loc);
 void md_track_held(uint64_t loc)
 {
@@ -225,18 +241,10 @@ void md_track_held(uint64_t loc)
 		gpr_post_push(b, loc);
 }
 #pragma GCC pop_options
-
-/* Takes loc in rax, as the trampolines do; md_track_held saves the rest. */
-__asm__(".pushsection .text\n"
-	".p2align 4\n"
-	".type md_track_held_x86, @function\n"
-	"md_track_held_x86:\n"
-	"	push %rdi\n	mov %rax, %rdi\n	call md_track_held\n"
-	"	pop %rdi\n	ret\n"
-	".size md_track_held_x86, .-md_track_held_x86\n"
-	".popsection\n");
+GPR_STUB(md_track_held_x86, md_track_held);
 #define HELD(loc) ((void)VIA(md_track_held_x86, (uintptr_t)(loc)))
 #else
+#define SAVES_ALL
 static void md_track_held(uint64_t loc)
 {
 	struct mdt_post *b = T->posts[mdt_bucket(loc)];
@@ -248,7 +256,6 @@ static void md_track_held(uint64_t loc)
 #define HELD(loc) md_track_held(loc)
 #endif
 
-/* A post through the request variable at loc. */
 static inline __attribute__((always_inline)) void
 post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
 {
@@ -285,11 +292,22 @@ static inline void init(int call, MPI_Request req, MPI_Comm comm,
 		H(dt), peer, tag, count, ret);
 }
 
+#define COLL_HASH(comm)                                                     \
+	((unsigned)(((comm) >> 4) * 0x9e3779b97f4a7c15ULL >> 40))
+
 /* The colls slot of a communicator: its own, a free one, or, with all
- * MDT_PROBE taken by others, the first one (counted as dropped). */
-static inline struct mdt_coll *coll_slot(uint64_t comm)
+ * MDT_PROBE taken by others, the first one (counted as dropped).  Out of
+ * line for the wrappers as md_track_held is (a communicator's first
+ * collective, or one whose slot is not the first probed). */
+#if defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("general-regs-only")
+#endif
+__attribute__((noinline, cold, used, visibility("hidden"), SAVES_ALL))
+struct mdt_coll *md_track_slot(uint64_t comm);
+struct mdt_coll *md_track_slot(uint64_t comm)
 {
-	unsigned h = (unsigned)((comm >> 4) * 0x9e3779b97f4a7c15ULL >> 40);
+	unsigned h = COLL_HASH(comm);
 	struct mdt_coll *c;
 
 	for (unsigned i = 0; i < MDT_PROBE; i++) {
@@ -312,12 +330,35 @@ static inline struct mdt_coll *coll_slot(uint64_t comm)
 	c->ncalls = 0;
 	return c;
 }
+#if defined(__x86_64__)
+#pragma GCC pop_options
+GPR_STUB(md_track_slot_x86, md_track_slot);
+#define SLOT(comm) ((struct mdt_coll *)VIA(md_track_slot_x86, (comm)))
+#else
+#define SLOT(comm) md_track_slot(comm)
+#endif
+
+static inline struct mdt_coll *coll_slot(uint64_t comm)
+{
+	struct mdt_coll *c = &T->colls[COLL_HASH(comm) & (MDT_NCOLLS - 1)];
+
+	if (__builtin_expect(__atomic_load_n(&c->comm, __ATOMIC_RELAXED) ==
+				     comm, 1))
+		return c;
+	return SLOT(comm);
+}
 
 static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 			int root, int count, uint64_t ret)
 {
 	struct mdt_coll *c = coll_slot(H(comm));
-	uint64_t t = __atomic_fetch_add(&T->colls_head, 1, __ATOMIC_RELAXED);
+	/* A ticket without a locked add (it cost a collective more than
+	 * the rest of its record): threads calling collectives at the same
+	 * moment may take one ticket twice, and only the order of those
+	 * records, which MPI leaves open anyway, is lost. */
+	uint64_t t = __atomic_load_n(&T->colls_head, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&T->colls_head, t + 1, __ATOMIC_RELAXED);
 
 	__atomic_store_n(&c->stamp, 0, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
