@@ -198,20 +198,15 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 #include "mdtrack_post.h"
 #undef POST_FN
 
-/*
- * A post through the variable at loc, whose record is first in its
- * bucket, while it holds a request: out of line, and on x86-64 saving
- * every register it uses itself, with its own copies of the writers that
- * touch no SSE register, so that the wrappers keep their arguments where
- * they came and stay a tail call (a C call here, even never taken, made
- * the compiler keep them in saved registers on every call).
- */
 #if defined(__x86_64__)
 /*
- * md_track_held and md_track_slot save every register they use, and use
- * no SSE register (built for general registers only, with their own
- * copies of the writers): a stub passes the argument from rax and leaves
- * the answer there, so a wrapper's call clobbers nothing else.
+ * The wrappers' rare paths, md_track_held and md_track_slot, are out of
+ * line, save every register they use, and use no SSE register (built for
+ * general registers only, with their own copies of the writers): a stub
+ * passes the argument from rax and leaves the answer there, so a
+ * wrapper's call of them clobbers nothing else.  A C call there, even
+ * never taken, made the compiler keep the wrapper's arguments in saved
+ * registers on every call, and cost the tail call its point.
  */
 #define SAVES_ALL no_caller_saved_registers
 #define GPR_STUB(name, fn)                                                  \
@@ -229,6 +224,8 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 #include "mdtrack_post.h"
 #undef POST_FN
 
+/* A post through the variable at loc, whose record is first in its
+ * bucket, while the variable holds a request. */
 __attribute__((noinline, cold, used, visibility("hidden"), SAVES_ALL)) void
 md_track_held(uint64_t loc);
 void md_track_held(uint64_t loc)
@@ -256,6 +253,7 @@ static void md_track_held(uint64_t loc)
 #define HELD(loc) md_track_held(loc)
 #endif
 
+/* A post through the request variable at loc. */
 static inline __attribute__((always_inline)) void
 post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
 {
