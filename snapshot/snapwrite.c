@@ -19,9 +19,67 @@
 
 typedef yajl_gen jgen;
 
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629: no
+ * overlong forms, surrogates or code points past U+10FFFF), 0 if none. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], n, min;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000, cp = c & 0x07;
+	else
+		return 0;
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)
+		       ? 0 : n;
+}
+
+/*
+ * The snapshot is UTF-8, and its reader checks: a string that is not
+ * (a path of bytes in another encoding, read from a rank) is written
+ * with U+FFFD for each byte that starts no well-formed sequence, so that
+ * the snapshot, an agent's included, stays readable.
+ */
 static void put_str(jgen g, const char *v)
 {
-	yajl_gen_string(g, (const unsigned char *)v, strlen(v));
+	const unsigned char *u = (const unsigned char *)v;
+	size_t len = strlen(v), i = 0, k, o = 0;
+	unsigned char *fixed;
+
+	while (i < len && (k = utf8_len(u + i)))
+		i += k;
+	if (i == len) {
+		yajl_gen_string(g, u, len);
+		return;
+	}
+	fixed = xmalloc(3 * len + 1);
+	memcpy(fixed, u, i);
+	o = i;
+	while (i < len) {
+		k = utf8_len(u + i);
+		if (k) {
+			memcpy(fixed + o, u + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		memcpy(fixed + o, "\xef\xbf\xbd", 3);
+		o += 3;
+		i++;
+	}
+	yajl_gen_string(g, fixed, o);
+	free(fixed);
 }
 
 static void add_str(jgen g, const char *key, const char *v)

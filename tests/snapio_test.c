@@ -248,6 +248,31 @@ Test(snapio, round_trip_keeps_every_field)
 	snap_free(back);
 }
 
+/* Strings read from a rank may be bytes of another encoding; the file
+ * must stay UTF-8 (its reader checks), each stray byte written as
+ * U+FFFD, well-formed sequences kept. */
+Test(snapio, bytes_that_are_not_utf8_are_written_as_replacement_characters)
+{
+	struct snap *s = snap_new(), *back = NULL;
+	size_t len;
+	char *text;
+
+	s->host = snap_str(s, "jos\xe9-h\xc3\xa9");
+	s->starter = snap_str(s, "/x/\xff\xc0\xaf/\xed\xa0\x80/\xf0\x9f\x98");
+	text = write_to_string(s, &len);
+	cr_assert_eq(read_string(text, &back), 0, "%s", text);
+	cr_expect_str_eq(back->host, "jos\xef\xbf\xbd-h\xc3\xa9");
+	/* 0xc0 0xaf is an overlong '/', 0xed 0xa0 0x80 a surrogate, and
+	 * the last sequence ends early: a U+FFFD for each of their bytes. */
+	cr_expect_str_eq(back->starter,
+			 "/x/\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd/"
+			 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd/"
+			 "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	free(text);
+	snap_free(s);
+	snap_free(back);
+}
+
 Test(snapio, written_file_is_one_json_object_per_line)
 {
 	struct snap *s = sample();
