@@ -6,6 +6,7 @@
  * so that a look in progress detaches every rank and the agent exits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -269,6 +270,24 @@ void ag_prefer_cpu(void)
 		(void)setpriority(PRIO_PROCESS, 0, AG_NICE);
 }
 
+void ag_prefer_cpu_session(void)
+{
+	char v[16];
+	ssize_t w;
+	int fd, n;
+
+	if (getsid(0) != getpid())
+		return;
+	fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = snprintf(v, sizeof(v), "%d", AG_NICE);
+	/* EPERM without the right, as for setpriority: nothing changes. */
+	w = write(fd, v, (size_t)n);
+	(void)w;
+	close(fd);
+}
+
 int ag_main(const char *dll, volatile sig_atomic_t *stop)
 {
 	struct ag_in in = { .stop = stop };
@@ -280,6 +299,11 @@ int ag_main(const char *dll, volatile sig_atomic_t *stop)
 	 * ranks stopped. */
 	signal(SIGPIPE, SIG_IGN);
 	ag_prefer_cpu();
+	/* A session of its own (unless it leads a process group, as under
+	 * some launchers), whose scheduler share it may then raise. */
+	if (getsid(0) != getpid())
+		(void)setsid();
+	ag_prefer_cpu_session();
 	pthread_mutex_init(&in.mu, NULL);
 	pthread_cond_init(&in.cv, NULL);
 	gethostname(host, sizeof(host) - 1);

@@ -132,6 +132,7 @@ static void start(struct fan *f, struct conn *c)
 		 */
 		if (setsid() < 0)
 			setpgid(0, 0);
+		ag_prefer_cpu_session();
 		dup2(pin[0], 0);
 		dup2(pout[1], 1);
 		dup2(perr[1], 2);

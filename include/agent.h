@@ -32,6 +32,15 @@
 #define AG_NICE (-19)
 /* Lower this process's nice value to AG_NICE if allowed; else nothing. */
 void ag_prefer_cpu(void);
+/*
+ * Where the kernel groups processes by session for the scheduler
+ * (autogroup), a nice value orders a process only against its own
+ * session; sessions share the CPU by their groups' nice values.  If this
+ * process leads its session (a launcher the front end started, an
+ * agent), lower that session's group nice value to AG_NICE if allowed;
+ * else nothing.  Never called for a session the tool did not make.
+ */
+void ag_prefer_cpu_session(void);
 
 enum ag_launcher {
 	AG_LAUNCH_AUTO,		/* what the job itself used */
