@@ -504,12 +504,8 @@ static int looks(struct fan *f)
 			pause_ms(f, f->o->col.interval_ms);
 		if (stopped(f))
 			return -MD_E_INTR;
-		/* The last look comes with "send": an agent sends its
-		 * snapshot as soon as it has looked, not a round trip
-		 * through the launcher later. */
 		for (int i = 0; i < f->n; i++)
-			send_line(&f->c[i], k + 1 < n ? "look %d\n"
-						      : "look %d\nsend\n", k);
+			send_line(&f->c[i], "look %d\n", k);
 		if (col_look(f->col, k) < 0 || !step(f, "look", check_looked, &k))
 			return -MD_E_INTR;
 	}
@@ -681,9 +677,13 @@ static int run_agents(struct fan *f, struct snap **out)
 		rc = looks(f);
 	st.collect_ns = md_now_ns() - t0;
 	t0 = md_now_ns();
-	if (rc == 0 && !pump(f, W_EOF, md_now_ns() + f->o->timeout_s *
-						     1000000000LL))
-		rc = -MD_E_INTR;
+	if (rc == 0) {
+		for (i = 0; i < f->n; i++)
+			send_line(&f->c[i], "send\n");
+		if (!pump(f, W_EOF, md_now_ns() + f->o->timeout_s *
+						   1000000000LL))
+			rc = -MD_E_INTR;
+	}
 	st.transfer_ns = md_now_ns() - t0;
 	if (rc < 0) {
 		close_all(f, 10000);
