@@ -276,8 +276,6 @@ void ag_prefer_cpu_session(void)
 	ssize_t w;
 	int fd, n;
 
-	if (getsid(0) != getpid())
-		return;
 	fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -299,10 +297,10 @@ int ag_main(const char *dll, volatile sig_atomic_t *stop)
 	 * ranks stopped. */
 	signal(SIGPIPE, SIG_IGN);
 	ag_prefer_cpu();
-	/* A session of its own (unless it leads a process group, as under
-	 * some launchers), whose scheduler share it may then raise. */
-	if (getsid(0) != getpid())
-		(void)setsid();
+	/* The session the agent runs in is the one its launcher made for it
+	 * (ssh's, the tool's own mpirun's orted, srun's task): raising its
+	 * share raises the agent's and that of what relays its input and
+	 * output (orted). */
 	ag_prefer_cpu_session();
 	pthread_mutex_init(&in.mu, NULL);
 	pthread_cond_init(&in.cv, NULL);

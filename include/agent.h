@@ -35,10 +35,11 @@ void ag_prefer_cpu(void);
 /*
  * Where the kernel groups processes by session for the scheduler
  * (autogroup), a nice value orders a process only against its own
- * session; sessions share the CPU by their groups' nice values.  If this
- * process leads its session (a launcher the front end started, an
- * agent), lower that session's group nice value to AG_NICE if allowed;
- * else nothing.  Never called for a session the tool did not make.
+ * session; sessions share the CPU by their groups' nice values.  Lower
+ * the group nice value of this process's session to AG_NICE if allowed;
+ * else nothing.  Called only in sessions made for the tool: a launcher's
+ * (the front end's child after setsid) and an agent's (made by its
+ * launcher); never in the user's, where the job may run.
  */
 void ag_prefer_cpu_session(void);
 
