@@ -1,8 +1,8 @@
 /* Requests posted through one variable and copied into an array (as
- * into a C++ vector), then MPI_Waitall on 2 ranks: rank 0 waits for
- * tags 1, 2 and 3 from rank 1, which sends tags 1 and 3 only.  The
- * variable holds the last request, so the report must find the
- * MPI_Irecv of tag 2 through the copy. */
+ * into a C++ vector), then MPI_Waitall on 3 ranks: rank 0 waits for
+ * tags 1, 2 and 3 from rank 1, which sends tags 1 and 3 only; rank 2
+ * goes to MPI_Finalize.  The variable holds the last request, so the
+ * report must find the MPI_Irecv of tag 2 through the copy. */
 #include <mpi.h>
 
 #include "sample.h"
@@ -22,8 +22,10 @@ int main(int argc, char **argv)
 		sample_mark("READY", rank);
 		MPI_Waitall(3, reqs, MPI_STATUSES_IGNORE); /* STUCK */
 	} else {
-		MPI_Send(&one, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
-		MPI_Send(&one, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+		if (rank == 1) {
+			MPI_Send(&one, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+			MPI_Send(&one, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+		}
 		sample_mark("READY", rank);
 		MPI_Finalize(); /* STUCK */
 		return 0;
