@@ -131,9 +131,12 @@ struct mdt_post {
 #define MDT_SITE_CALL(site) ((int)((site) >> 48 & 0x7f))
 #define MDT_SITE_CHECK(site) ((site) >> 56)
 
-/* A macro as well, for code built for general registers only (the
- * inline functions below are not inlined there). */
+/* Macros as well, for code built for general registers only (the
+ * inline functions below are not inlined there): a key's hash, and the
+ * bucket and check byte a hash gives. */
 #define MDT_HASH(x) ((uint64_t)(x) * 0x9e3779b97f4a7c15ULL)
+#define MDT_HASH_BUCKET(h) ((unsigned)((h) >> (64 - MDT_BUCKET_BITS)))
+#define MDT_HASH_CHECK(h) ((uint64_t)(h) << MDT_BUCKET_BITS >> 56)
 
 static inline uint64_t mdt_hash(uint64_t req)
 {
@@ -143,12 +146,12 @@ static inline uint64_t mdt_hash(uint64_t req)
 /* The bucket of a request variable (its address). */
 static inline unsigned mdt_bucket(uint64_t req)
 {
-	return (unsigned)(mdt_hash(req) >> (64 - MDT_BUCKET_BITS));
+	return MDT_HASH_BUCKET(mdt_hash(req));
 }
 
 static inline uint64_t mdt_check(uint64_t req)
 {
-	return mdt_hash(req) << MDT_BUCKET_BITS >> 56;
+	return MDT_HASH_CHECK(mdt_hash(req));
 }
 
 static inline uint64_t mdt_site(uint64_t req, uint64_t ret, int call)

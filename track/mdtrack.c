@@ -11,8 +11,8 @@
  * variable's last post wrote, and a tail call into the MPI library: no
  * system call, lock, atomic read-modify-write or allocation, safe under
  * MPI_THREAD_MULTIPLE.  A collective's record is written in place, its
- * ticket taken without a locked instruction.
- * Nothing is written anywhere and nothing talks to the tool.
+ * ticket taken without a locked instruction.  Nothing is written
+ * anywhere and nothing talks to the tool.
  *
  * The PMPI entry points are weak references: the library is not linked
  * against libmpi and binds to whichever libmpi the rank loaded, and a
@@ -198,16 +198,17 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 #include "mdtrack_post.h"
 #undef POST_FN
 
-#if defined(__x86_64__)
 /*
  * The wrappers' rare paths, md_track_held and md_track_slot, are out of
- * line, save every register they use, and use no SSE register (built for
- * general registers only, with their own copies of the writers): a stub
- * passes the argument from rax and leaves the answer there, so a
- * wrapper's call of them clobbers nothing else.  A C call there, even
- * never taken, made the compiler keep the wrapper's arguments in saved
- * registers on every call, and cost the tail call its point.
+ * line.  On x86-64 they save every register they use and use no SSE
+ * register (built for general registers only, with their own copies of
+ * the writers): a stub passes the argument from rax and leaves the
+ * answer there, so a wrapper's call of them clobbers nothing else.  A C
+ * call there, even never taken, made the compiler keep the wrapper's
+ * arguments in saved registers on every call, and cost the tail call its
+ * point.
  */
+#if defined(__x86_64__)
 #define SAVES_ALL no_caller_saved_registers
 #define GPR_STUB(name, fn)                                                  \
 	__asm__(".pushsection .text\n"                                      \
@@ -218,38 +219,42 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 		"	pop %rdi\n	ret\n"                                    \
 		".size " #name ", .-" #name "\n"                            \
 		".popsection\n")
-#pragma GCC push_options
-#pragma GCC target("general-regs-only")
+#define GPR_BEGIN                                                           \
+	_Pragma("GCC push_options")                                         \
+	_Pragma("GCC target(\"general-regs-only\")")
+#define GPR_END _Pragma("GCC pop_options")
+#define GPR(name) gpr_##name
+GPR_BEGIN
 #define POST_FN(name) gpr_##name
 #include "mdtrack_post.h"
 #undef POST_FN
+GPR_END
+#else
+#define SAVES_ALL
+#define GPR_BEGIN
+#define GPR_END
+#define GPR(name) name
+#endif
 
 /* A post through the variable at loc, whose record is first in its
  * bucket, while the variable holds a request. */
+GPR_BEGIN
 __attribute__((noinline, cold, used, visibility("hidden"), SAVES_ALL)) void
 md_track_held(uint64_t loc);
 void md_track_held(uint64_t loc)
 {
-	struct mdt_post *b = T->posts[MDT_HASH(loc) >> (64 - MDT_BUCKET_BITS)];
+	struct mdt_post *b = T->posts[MDT_HASH_BUCKET(MDT_HASH(loc))];
 
-	gpr_post_held(b, gpr_held_at(loc));
+	GPR(post_held)(b, GPR(held_at)(loc));
 	/* The handle's bucket may be the variable's. */
 	if (b[0].loc != loc)
-		gpr_post_push(b, loc);
+		GPR(post_push)(b, loc);
 }
-#pragma GCC pop_options
+GPR_END
+#if defined(__x86_64__)
 GPR_STUB(md_track_held_x86, md_track_held);
 #define HELD(loc) ((void)VIA(md_track_held_x86, (uintptr_t)(loc)))
 #else
-#define SAVES_ALL
-static void md_track_held(uint64_t loc)
-{
-	struct mdt_post *b = T->posts[mdt_bucket(loc)];
-
-	post_held(b, held_at(loc));
-	if (b[0].loc != loc)
-		post_push(b, loc);
-}
 #define HELD(loc) md_track_held(loc)
 #endif
 
@@ -258,7 +263,7 @@ static inline __attribute__((always_inline)) void
 post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
 {
 	uint64_t h = mdt_hash(loc);
-	struct mdt_post *b = T->posts[h >> (64 - MDT_BUCKET_BITS)];
+	struct mdt_post *b = T->posts[MDT_HASH_BUCKET(h)];
 
 	if (__builtin_expect(b[0].loc == loc, 1)) {
 		uint64_t held = held_at(loc);
@@ -269,8 +274,7 @@ post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
 	} else {
 		post_push(b, loc);
 	}
-	post_put(&b[0], loc, comm, peer, tag,
-		 site | h << MDT_BUCKET_BITS >> 56 << 56);
+	post_put(&b[0], loc, comm, peer, tag, site | MDT_HASH_CHECK(h) << 56);
 }
 
 static inline int peer_of(int p)
@@ -290,17 +294,13 @@ static inline void init(int call, MPI_Request req, MPI_Comm comm,
 		H(dt), peer, tag, count, ret);
 }
 
-#define COLL_HASH(comm)                                                     \
-	((unsigned)(((comm) >> 4) * 0x9e3779b97f4a7c15ULL >> 40))
+#define COLL_HASH(comm) ((unsigned)(MDT_HASH((comm) >> 4) >> 40))
 
 /* The colls slot of a communicator: its own, a free one, or, with all
  * MDT_PROBE taken by others, the first one (counted as dropped).  Out of
  * line for the wrappers as md_track_held is (a communicator's first
  * collective, or one whose slot is not the first probed). */
-#if defined(__x86_64__)
-#pragma GCC push_options
-#pragma GCC target("general-regs-only")
-#endif
+GPR_BEGIN
 __attribute__((noinline, cold, used, visibility("hidden"), SAVES_ALL))
 struct mdt_coll *md_track_slot(uint64_t comm);
 struct mdt_coll *md_track_slot(uint64_t comm)
@@ -328,8 +328,8 @@ struct mdt_coll *md_track_slot(uint64_t comm)
 	c->ncalls = 0;
 	return c;
 }
+GPR_END
 #if defined(__x86_64__)
-#pragma GCC pop_options
 GPR_STUB(md_track_slot_x86, md_track_slot);
 #define SLOT(comm) ((struct mdt_coll *)VIA(md_track_slot_x86, (comm)))
 #else
@@ -373,7 +373,6 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 
 #define NOOP ((MPI_Op)0)
 #define NODT ((MPI_Datatype)0)
-#define NOREQ ((MPI_Request)0)
 
 /*
  * Point-to-point and nonblocking collective posts are recorded before
@@ -393,8 +392,7 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 	EXPORT int name(const void *buf, int count, MPI_Datatype dt,        \
 			int dest, int tag, MPI_Comm comm, MPI_Request *req) \
 	{                                                                   \
-		post(H(req), H(comm), dest, tag,                  \
-		     SITE(MDT_##name, RET()));                              \
+		post(H(req), H(comm), dest, tag, SITE(MDT_##name, RET()));  \
 		return PMPI(P##name)(buf, count, dt, dest, tag, comm, req); \
 	}
 #define INIT_SEND(name)                                                     \
@@ -422,8 +420,7 @@ INIT_SEND(MPI_Rsend_init)
 EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
 		     int tag, MPI_Comm comm, MPI_Request *req)
 {
-	post(H(req), H(comm), source, tag,
-	     SITE(MDT_MPI_Irecv, RET()));
+	post(H(req), H(comm), source, tag, SITE(MDT_MPI_Irecv, RET()));
 	return PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
 }
 
@@ -442,8 +439,7 @@ EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source,
 /* A start names only the request: the collector joins it to its init. */
 EXPORT int MPI_Start(MPI_Request *req)
 {
-	post(H(req), 0, MDT_NONE, MDT_NONE,
-	     SITE(MDT_MPI_Start, RET()));
+	post(H(req), 0, MDT_NONE, MDT_NONE, SITE(MDT_MPI_Start, RET()));
 	return PMPI(PMPI_Start)(req);
 }
 
@@ -588,8 +584,7 @@ EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rcnt,
 	do {                                                                \
 		uint64_t ret = RET();                                       \
 		coll(call, comm, dt, op, root, count, ret);                 \
-		post(H(req), H(comm), root, MDT_NONE,             \
-		     SITE(call, ret));                                      \
+		post(H(req), H(comm), root, MDT_NONE, SITE(call, ret));     \
 	} while (0)
 
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)

@@ -7,8 +7,9 @@
  */
 
 /* A posts record: site 0 while the fields change (see mdtrack.h). */
-static inline void POST_FN(post_put)(struct mdt_post *p, uint64_t loc, uint64_t comm,
-			    int32_t peer, int32_t tag, uint64_t site)
+static inline void POST_FN(post_put)(struct mdt_post *p, uint64_t loc,
+				     uint64_t comm, int32_t peer, int32_t tag,
+				     uint64_t site)
 {
 	__atomic_store_n(&p->site, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -32,7 +33,7 @@ POST_FN(post_push)(struct mdt_post *b, uint64_t loc)
 			     b[1].loc != loc, 0))
 		__atomic_fetch_add(&T->posts_dropped, 1, __ATOMIC_RELAXED);
 	POST_FN(post_put)(&b[1], b[0].loc, b[0].comm, b[0].peer, b[0].tag,
-		 __atomic_load_n(&b[0].site, __ATOMIC_RELAXED));
+			  __atomic_load_n(&b[0].site, __ATOMIC_RELAXED));
 }
 
 /*
@@ -47,7 +48,7 @@ POST_FN(post_held)(struct mdt_post *b, uint64_t held)
 	uint64_t site = __atomic_load_n(&b[0].site, __ATOMIC_RELAXED);
 	uint64_t comm = b[0].comm, hh = MDT_HASH(held);
 	int32_t peer = b[0].peer, tag = b[0].tag;
-	struct mdt_post *hb = T->posts[hh >> (64 - MDT_BUCKET_BITS)];
+	struct mdt_post *hb = T->posts[MDT_HASH_BUCKET(hh)];
 
 	/* 0: a variable zeroed by the program holds no request. */
 	if (!site || !held)
@@ -55,8 +56,8 @@ POST_FN(post_held)(struct mdt_post *b, uint64_t held)
 	if (hb[0].loc != held)
 		POST_FN(post_push)(hb, held);
 	POST_FN(post_put)(&hb[0], held, comm, peer, tag,
-		 (site & ~(0xffULL << 56)) | MDT_SITE_HELD |
-			 hh << MDT_BUCKET_BITS >> 56 << 56);
+			  (site & ~(0xffULL << 56)) | MDT_SITE_HELD |
+				  MDT_HASH_CHECK(hh) << 56);
 }
 
 /* What the variable at loc holds: a handle, zero-extended. */
