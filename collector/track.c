@@ -174,108 +174,6 @@ static int latest(const struct mdt_rec *ring, unsigned n, uint64_t head,
 	return best;
 }
 
-/* A whole posts record (site written, its check byte that of its
- * location) and the handle its request variable holds now. */
-struct held {
-	uint64_t handle;
-	const struct mdt_post *p;
-};
-
-/* The table's whole posts records by the handles they hold, sorted. */
-struct posts {
-	struct held *v;
-	int n;
-};
-
-static int by_handle(const void *a, const void *b)
-{
-	const struct held *x = a, *y = b;
-
-	return (x->handle > y->handle) - (x->handle < y->handle);
-}
-
-/*
- * A posts record names where the caller kept the request; the handle
- * is read there now (a held record names it: the request was still in
- * its variable when that was posted through again).  A variable that no longer holds its request reads
- * as another handle (MPI_REQUEST_NULL once the request completed
- * through it) and joins nothing; one that holds a request posted
- * elsewhere is sorted out by the call's arguments (post_of).
- */
-static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
-		      struct posts *ps)
-{
-	ps->v = xmalloc(sizeof(*ps->v) * MDT_NBUCKETS * MDT_WAYS);
-	ps->n = 0;
-	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
-		for (int w = 0; w < MDT_WAYS; w++) {
-			const struct mdt_post *p = &tb->posts[i][w];
-			uint64_t h = 0;
-			int rc;
-
-			if (!p->loc || !p->site || mdt_bucket(p->loc) != i ||
-			    MDT_SITE_CHECK(p->site) != mdt_check(p->loc))
-				continue;
-			/* A held record names its handle. */
-			if (p->site & MDT_SITE_HELD)
-				h = p->loc;
-			else if ((rc = tgt_read(x->t, p->loc, &h,
-						tb->handle_size)) < 0) {
-				if (rc == -MD_E_GONE)
-					return rc;
-				continue;
-			}
-			if (!h)
-				continue;
-			ps->v[ps->n++] = (struct held){ h, p };
-		}
-	qsort(ps->v, (size_t)ps->n, sizeof(*ps->v), by_handle);
-	return 0;
-}
-
-static bool args_match(const struct mdt_table *tb, int call, int32_t peer,
-		       int32_t tag, const struct snap_op *op);
-static bool is_p2p(int call);
-
-/*
- * The posts record of request req, or NULL.  Several records whose
- * variables hold req (a request copied to another variable before its
- * first one was posted through again, and recycled): the one whose call
- * arguments are the pending operation op's (when op is given), if just
- * one is or all that are share one call site; else none.
- */
-static const struct mdt_post *post_of(const struct mdt_table *tb,
-				      const struct posts *ps, uint64_t req,
-				      const struct snap_op *op)
-{
-	struct held key = { req, NULL }, *h;
-	const struct mdt_post *found = NULL;
-	int lo, hi, nmatch = 0;
-
-	h = bsearch(&key, ps->v, (size_t)ps->n, sizeof(*ps->v), by_handle);
-	if (!h)
-		return NULL;
-	for (lo = (int)(h - ps->v); lo > 0 && ps->v[lo - 1].handle == req;)
-		lo--;
-	for (hi = (int)(h - ps->v); hi + 1 < ps->n && ps->v[hi + 1].handle == req;)
-		hi++;
-	if (lo == hi)
-		return ps->v[lo].p;
-	for (int i = lo; i <= hi; i++) {
-		const struct mdt_post *p = ps->v[i].p;
-
-		if (op && is_p2p(MDT_SITE_CALL(p->site)) &&
-		    !args_match(tb, MDT_SITE_CALL(p->site), p->peer, p->tag,
-				op))
-			continue;
-		if (found && (found->site << 8) != (p->site << 8))
-			return NULL;
-		found = p;
-		nmatch++;
-	}
-	return nmatch ? found : NULL;
-}
-
 static struct snap_track_rec *add(struct snap_rank *r, int *cap)
 {
 	if (r->ntrack == *cap) {
@@ -369,6 +267,114 @@ static bool args_match(const struct mdt_table *tb, int call, int32_t peer,
 			   : tag != tb->any_tag && tag == op->tag;
 }
 
+/* A whole posts record (site written, its check byte that of its
+ * location) and the handle its request variable holds now. */
+struct held {
+	uint64_t handle;
+	const struct mdt_post *p;
+};
+
+/* The table's whole posts records by the handles they hold, sorted. */
+struct posts {
+	struct held *v;
+	int n;
+};
+
+static int by_handle(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+
+	return (x->handle > y->handle) - (x->handle < y->handle);
+}
+
+/*
+ * A posts record names where the caller kept the request; the handle
+ * is read there now (a held record names it: the request was still in
+ * its variable when that was posted through again).  A variable that no
+ * longer holds its request reads as another handle (MPI_REQUEST_NULL
+ * once the request completed through it) and joins nothing; one that
+ * holds a request posted elsewhere is sorted out by the call's
+ * arguments (post_of).
+ */
+static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
+		      struct posts *ps)
+{
+	ps->v = xmalloc(sizeof(*ps->v) * MDT_NBUCKETS * MDT_WAYS);
+	ps->n = 0;
+	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
+		for (int w = 0; w < MDT_WAYS; w++) {
+			const struct mdt_post *p = &tb->posts[i][w];
+			uint64_t h = 0;
+			int rc;
+
+			if (!p->loc || !p->site || mdt_bucket(p->loc) != i ||
+			    MDT_SITE_CHECK(p->site) != mdt_check(p->loc))
+				continue;
+			/* A held record names its handle. */
+			if (p->site & MDT_SITE_HELD)
+				h = p->loc;
+			else if ((rc = tgt_read(x->t, p->loc, &h,
+						tb->handle_size)) < 0) {
+				if (rc == -MD_E_GONE)
+					return rc;
+				continue;
+			}
+			if (!h)
+				continue;
+			ps->v[ps->n++] = (struct held){ h, p };
+		}
+	qsort(ps->v, (size_t)ps->n, sizeof(*ps->v), by_handle);
+	return 0;
+}
+
+/* The same call at the same place (a held record's flag and either
+ * record's check byte aside). */
+static bool same_site(uint64_t a, uint64_t b)
+{
+	return MDT_SITE_RET(a) == MDT_SITE_RET(b) &&
+	       MDT_SITE_CALL(a) == MDT_SITE_CALL(b);
+}
+
+/*
+ * The posts record of request req, or NULL.  Several records whose
+ * variables hold req (a request copied to another variable before its
+ * first one was posted through again, and recycled): the one whose call
+ * arguments are the pending operation op's (when op is given), if just
+ * one is or all that are share one call site; else none.
+ */
+static const struct mdt_post *post_of(const struct mdt_table *tb,
+				      const struct posts *ps, uint64_t req,
+				      const struct snap_op *op)
+{
+	struct held key = { req, NULL }, *h;
+	const struct mdt_post *found = NULL;
+	int lo, hi, nmatch = 0;
+
+	h = bsearch(&key, ps->v, (size_t)ps->n, sizeof(*ps->v), by_handle);
+	if (!h)
+		return NULL;
+	for (lo = (int)(h - ps->v); lo > 0 && ps->v[lo - 1].handle == req;)
+		lo--;
+	for (hi = (int)(h - ps->v);
+	     hi + 1 < ps->n && ps->v[hi + 1].handle == req;)
+		hi++;
+	if (lo == hi)
+		return ps->v[lo].p;
+	for (int i = lo; i <= hi; i++) {
+		const struct mdt_post *p = ps->v[i].p;
+
+		if (op && is_p2p(MDT_SITE_CALL(p->site)) &&
+		    !args_match(tb, MDT_SITE_CALL(p->site), p->peer, p->tag,
+				op))
+			continue;
+		if (found && !same_site(found->site, p->site))
+			return NULL;
+		found = p;
+		nmatch++;
+	}
+	return nmatch ? found : NULL;
+}
+
 /* Is the persistent request of inits[i] started (its post an MPI_Start
  * or MPI_Startall) and inits[i] its latest creation? */
 static bool started_init(const struct mdt_table *tb, const struct posts *ps,
@@ -386,13 +392,13 @@ static bool started_init(const struct mdt_table *tb, const struct posts *ps,
  * The request of a pending operation the DLL gives none for (MPICH's
  * gives no request): the one post, or started persistent request (its
  * MPI_Start post and its creation's arguments), whose call, peer and tag
- * are the operation's, or 0 when none or several are (a handle is in one record
- * only, and a loop's recycled handle keeps one).  Only for a rank that
- * waits on requests (MPI_Wait*, MPI_Test*): in a blocking receive or a
- * collective, a pending operation may be the call's own (a collective's
- * internal messages have small tags too) and an old post with the same
- * arguments is not its posting.  Communicators are not compared (an
- * MPICH handle does not name the DLL's communicator).
+ * are the operation's, or 0 when none or requests of several handles
+ * are.  Only for a rank that waits on requests (MPI_Wait*, MPI_Test*):
+ * in a blocking receive or a collective, a pending operation may be the
+ * call's own (a collective's internal messages have small tags too) and
+ * an old post with the same arguments is not its posting.  Communicators
+ * are not compared (an MPICH handle does not name the DLL's
+ * communicator).
  */
 static uint64_t request_by_args(const struct mdt_table *tb,
 				const struct posts *ps,

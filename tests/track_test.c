@@ -593,3 +593,26 @@ Test(track, held_record_joins_its_handle_without_a_variable)
 	cr_expect_eq(f.r.track[0].line, 3);
 	fx_fini(&f);
 }
+
+/* A held record and a variable's record of one call site hold one
+ * handle (the loop's variable posted through again, the request
+ * recycled): they agree, so the post is named. */
+Test(track, held_and_variable_record_of_one_site_agree)
+{
+	struct fx f;
+	struct mdt_post *p;
+
+	fx_init(&f);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 3, 9, f.site3);
+	p = &f.tb->posts[mdt_bucket(REQ_A)][1];
+	*p = (struct mdt_post){ REQ_A, COMM, 3, 9,
+				mdt_site(REQ_A, f.site3, MDT_MPI_Irecv) |
+					MDT_SITE_HELD };
+	fx_pending(&f, REQ_A);
+	f.ops[0].peer_local = 3;
+	f.ops[0].tag = 9;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].line, 3);
+	fx_fini(&f);
+}
