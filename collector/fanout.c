@@ -602,6 +602,14 @@ static void merge_meta(struct fan *f, struct snap *m)
 			snap_note(m, "%s", f->c[i].part->notes[k]);
 }
 
+/* Signal a launcher's session (its group), or the launcher itself
+ * before it made one. */
+static void end_launcher(pid_t pid, int sig)
+{
+	if (kill(-pid, sig) < 0)
+		kill(pid, sig);
+}
+
 /* Let every agent go: its input closes, it detaches whatever it holds and
  * exits; a launcher still there after the grace time is ended. */
 static void close_all(struct fan *f, int grace_ms)
@@ -626,16 +634,13 @@ static void close_all(struct fan *f, int grace_ms)
 		struct conn *c = &f->c[i];
 
 		if (c->pid > 0 && !c->reaped) {
-			/* Its group, or itself before it made one. */
-			if (kill(-c->pid, SIGTERM) < 0)
-				kill(c->pid, SIGTERM);
+			end_launcher(c->pid, SIGTERM);
 			for (int k = 0; k < 100 && !c->reaped; k++) {
 				nanosleep(&ts, NULL);
 				reap(c, false);
 			}
 			if (!c->reaped)
-				if (kill(-c->pid, SIGKILL) < 0)
-					kill(c->pid, SIGKILL);
+				end_launcher(c->pid, SIGKILL);
 			reap(c, true);
 		}
 		if (c->out >= 0)

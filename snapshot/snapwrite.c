@@ -53,32 +53,26 @@ static size_t utf8_len(const unsigned char *s)
  */
 static void put_str(jgen g, const char *v)
 {
-	const unsigned char *u = (const unsigned char *)v;
-	size_t len = strlen(v), i = 0, k, o = 0;
-	unsigned char *fixed;
+	static const unsigned char replacement[] = "\xef\xbf\xbd";
+	const unsigned char *u = (const unsigned char *)v, *piece;
+	size_t len = strlen(v), o = 0, k, n;
+	unsigned char *fixed = NULL;
 
-	while (i < len && (k = utf8_len(u + i)))
-		i += k;
-	if (i == len) {
-		yajl_gen_string(g, u, len);
-		return;
-	}
-	fixed = xmalloc(3 * len + 1);
-	memcpy(fixed, u, i);
-	o = i;
-	while (i < len) {
+	for (size_t i = 0; i < len; i += k ? k : 1) {
 		k = utf8_len(u + i);
-		if (k) {
-			memcpy(fixed + o, u + i, k);
-			o += k;
-			i += k;
-			continue;
+		piece = k ? u + i : replacement;
+		n = k ? k : 3;
+		if (!k && !fixed) {
+			/* The first stray byte: copy what came before it. */
+			fixed = xmalloc(3 * len + 1);
+			memcpy(fixed, u, o = i);
 		}
-		memcpy(fixed + o, "\xef\xbf\xbd", 3);
-		o += 3;
-		i++;
+		if (fixed) {
+			memcpy(fixed + o, piece, n);
+			o += n;
+		}
 	}
-	yajl_gen_string(g, fixed, o);
+	yajl_gen_string(g, fixed ? fixed : u, fixed ? o : len);
 	free(fixed);
 }
 
