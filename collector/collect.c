@@ -206,7 +206,7 @@ static void note_unstopped(struct col *c, int i)
  * Every thread of every rank is seized and interrupted first, then the
  * stops are awaited together: one deadline for the job, not per rank.
  */
-static void attach_all(struct col *c, int look)
+static void attach_all(struct col *c, int look, const bool *only)
 {
 	struct snap *s = c->s;
 	long long t0 = md_now_ns(), deadline;
@@ -214,7 +214,8 @@ static void attach_all(struct col *c, int look)
 
 	let_go_lingering(c, false);
 	for (i = 0; i < s->nranks && !stopped(c); i++) {
-		if (s->ranks[i].state != SNAP_RANK_COLLECTED)
+		if (s->ranks[i].state != SNAP_RANK_COLLECTED ||
+		    (only && !only[i]))
 			continue;
 		progress(c, "stopping", i + 1, s->nranks);
 		col_phase(c, COL_PHASE_ATTACH, i);
@@ -295,6 +296,7 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 	*r = *fresh;
 }
 
+/* Read the ranks stopped in this look into the snapshot. */
 static void read_all(struct col *c, int look)
 {
 	struct snap *s = c->s;
@@ -380,19 +382,65 @@ static void setup_once(struct col *c)
 	}
 }
 
+/*
+ * The ranks of the last look found outside MPI that did not move: a rank
+ * that polls (MPI_Test, MPI_Iprobe in a loop) is now and then stopped
+ * between two calls, and a report that shows it outside MPI names
+ * neither its call nor, for a probe loop, what it waits for.  Set only[i]
+ * for each; 0 if there is none.
+ */
+static int outside_mpi(struct col *c, bool *only)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->s->nranks; i++) {
+		const struct snap_rank *r = &c->s->ranks[i];
+
+		only[i] = r->state == SNAP_RANK_COLLECTED && !r->mpi_call &&
+			  r->progress != SNAP_PROGRESS_CHANGED;
+		n += only[i];
+	}
+	return n;
+}
+
+/* Stop and read the ranks in only[] once more, the others running. */
+static void look_again(struct col *c, int look, const bool *only)
+{
+	struct timespec ts = { 0, COL_RELOOK_PAUSE_MS * 1000000L };
+
+	nanosleep(&ts, NULL);
+	if (stopped(c))
+		return;
+	attach_all(c, look, only);
+	if (!stopped(c))
+		read_all(c, look);
+	detach_all(c);
+	c->st.relooks++;
+}
+
 int col_look(struct col *c, int look)
 {
+	bool last = look + 1 >= (c->o->looks > 0 ? c->o->looks : 1);
+
 	if (look && c->o->interval_ms > 0 && !c->external_pace)
 		pause_between_looks(c);
 	if (!stopped(c)) {
+		bool *only = xcalloc((size_t)c->s->nranks + 1, sizeof(*only));
+
 		block_jobctl(c);
-		attach_all(c, look);
+		attach_all(c, look, NULL);
 		if (!stopped(c))
 			setup_once(c);
 		if (!stopped(c))
 			read_all(c, look);
 		/* Detached on every path, a stop request included. */
 		detach_all(c);
+		/* In the last look, a rank outside MPI is looked at again, a
+		 * few ms later, so that a polling rank shows its call. */
+		for (int k = 0; last && k < COL_RELOOKS && !stopped(c) &&
+				outside_mpi(c, only); k++)
+			look_again(c, look, only);
+		free(only);
 		pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL);
 	}
 	progress_done(c);
@@ -539,11 +587,11 @@ void col_close(struct col *c, struct snap **out)
 		*c->o->stats = c->st;
 	md_info("timing: find %.3f s, attach %.3f s, setup %.3f s, queues "
 		"%.3f s (ob1 %.3f s), stacks %.3f s, detach %.3f s, waiting "
-		"%.3f s, %d rank reads", c->st.find_ns / 1e9,
+		"%.3f s, %d rank reads (%d looks again)", c->st.find_ns / 1e9,
 		c->st.attach_ns / 1e9, c->st.setup_ns / 1e9,
 		c->st.queues_ns / 1e9, c->st.ob1_ns / 1e9,
 		c->st.stacks_ns / 1e9, c->st.detach_ns / 1e9,
-		c->st.wait_ns / 1e9, c->st.ranks_read);
+		c->st.wait_ns / 1e9, c->st.ranks_read, c->st.relooks);
 	if (out)
 		*out = c->s;
 	else

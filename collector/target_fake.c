@@ -305,6 +305,12 @@ void tgt_fake_set_regs(struct tgt *t, int tid, const struct tgt_regs *r)
 {
 	struct fake *f = tgt_impl(t);
 
+	for (int i = 0; i < f->nregs; i++) {
+		if (f->regs[i].tid == tid) {
+			f->regs[i].regs = *r;	/* the thread moved */
+			return;
+		}
+	}
 	f->regs = xrealloc(f->regs, (size_t)(f->nregs + 1) * sizeof(*f->regs));
 	f->regs[f->nregs].tid = tid;
 	f->regs[f->nregs++].regs = *r;

@@ -10,6 +10,12 @@
 #include "snap.h"
 
 /* Where the time went, for the benchmark (nanoseconds, all looks). */
+/* The ranks of the last look found outside MPI and not moving are looked
+ * at again, up to COL_RELOOKS times, COL_RELOOK_PAUSE_MS apart: a rank
+ * that polls is now and then caught between two calls. */
+#define COL_RELOOKS 3
+#define COL_RELOOK_PAUSE_MS 2
+
 struct col_stats {
 	long long find_ns;	/* process table */
 	long long attach_ns;	/* stopping every thread of every rank */
@@ -20,6 +26,7 @@ struct col_stats {
 	long long detach_ns;
 	long long wait_ns;	/* sleeping between looks */
 	int ranks_read;
+	int relooks;	/* extra looks at ranks found outside MPI */
 };
 
 /*

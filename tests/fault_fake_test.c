@@ -506,3 +506,122 @@ Test(fault_fake, without_a_fault_every_rank_is_read_whole)
 	snap_free(s);
 	fjob_free(&j);
 }
+
+/* ---- ranks found outside MPI in the last look ---- */
+
+struct moves {
+	struct fjob *job;
+	int at;		/* at rank 0's at-th attach (1: the first) ... */
+	bool into_mpi;	/* ... it goes to MPI_Recv's entry, or main's */
+	int attaches;
+};
+
+/* Rank 0 at the entry of MPI_Recv or, outside MPI, of main; its return
+ * address 0 ends the stack either way. */
+static void put_rank0(struct fjob *j, bool in_mpi)
+{
+	char *path = xasprintf("%s/%s", j->dir, in_mpi ? "libmpi.so.40"
+						       : "app");
+	struct tgt_regs regs = { { 0 } };
+
+	regs.r[TGT_REG_PC] = sym_at(path, in_mpi ? LIB_BIAS : EXE_BIAS,
+				    in_mpi ? "MPI_Recv" : "main");
+	regs.r[TGT_REG_SP] = STACK;
+	tgt_fake_set_regs(j->ranks[0], RANK_PID(0), &regs);
+	free(path);
+}
+
+static int move_rank0(void *ctx, enum col_phase phase, int rank, int pid)
+{
+	struct moves *m = ctx;
+
+	(void)pid;
+	if (phase == COL_PHASE_ATTACH && rank == 0 && ++m->attaches == m->at)
+		put_rank0(m->job, m->into_mpi);
+	return 0;
+}
+
+static struct snap *collect_moves(struct fjob *j, struct moves *m)
+{
+	struct col_opts o = { .pid = STARTER_PID, .looks = LOOKS,
+			      .interval_ms = 1, .stop = &stop_flag,
+			      .target = fjob_target, .target_ctx = j,
+			      .fault = move_rank0, .fault_ctx = m };
+	struct tr_capture cap;
+	struct snap *s = NULL;
+	char *err;
+	int rc;
+
+	stop_flag = 0;
+	tr_stderr_begin(&cap);
+	rc = col_collect(&o, &s);
+	err = tr_stderr_end(&cap);
+	cr_assert_eq(rc, 0, "stderr: %s", err);
+	free(err);
+	for (int i = 0; i < NRANKS; i++)
+		cr_expect_eq(tgt_fake_detaches(j->ranks[i]),
+			     tgt_fake_attaches(j->ranks[i]), "rank %d", i);
+	return s;
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* A rank outside MPI in both looks is stopped and read COL_RELOOKS times
+ * more (it may poll and be caught between two calls each time), and no
+ * more; the rank in MPI is read once a look. */
+Test(fault_fake, rank_outside_mpi_is_looked_at_again)
+{
+	struct fjob j = { 0 };
+	struct moves m = { .job = &j };
+	struct snap *s;
+
+	fjob_build(&j);
+	put_rank0(&j, false);
+	s = collect_moves(&j, &m);
+	cr_expect_eq(tgt_fake_attaches(j.ranks[0]), LOOKS + COL_RELOOKS);
+	cr_expect_eq(tgt_fake_attaches(j.ranks[1]), LOOKS);
+	cr_expect_null(s->ranks[0].mpi_call);
+	cr_expect_str_eq(or_empty(s->ranks[0].call_func), "main");
+	cr_expect_eq(s->ranks[0].progress, SNAP_PROGRESS_STABLE);
+	cr_expect_str_eq(or_empty(s->ranks[1].mpi_call), "MPI_Recv");
+	snap_free(s);
+	fjob_free(&j);
+}
+
+/* Found in MPI when looked at again, the rank shows that call and is not
+ * looked at once more; it moved into the call, so it is not stable. */
+Test(fault_fake, rank_found_in_mpi_when_looked_at_again_shows_its_call)
+{
+	struct fjob j = { 0 };
+	struct moves m = { .job = &j, .at = LOOKS + 1, .into_mpi = true };
+	struct snap *s;
+
+	fjob_build(&j);
+	put_rank0(&j, false);
+	s = collect_moves(&j, &m);
+	cr_expect_eq(tgt_fake_attaches(j.ranks[0]), LOOKS + 1);
+	cr_expect_str_eq(or_empty(s->ranks[0].mpi_call), "MPI_Recv");
+	cr_expect_eq(s->ranks[0].progress, SNAP_PROGRESS_CHANGED);
+	snap_free(s);
+	fjob_free(&j);
+}
+
+/* A rank that moved between the looks (in MPI in the first, outside it
+ * in the last) is not looked at again: it does not stand still. */
+Test(fault_fake, moving_rank_outside_mpi_is_not_looked_at_again)
+{
+	struct fjob j = { 0 };
+	struct moves m = { .job = &j, .at = LOOKS, .into_mpi = false };
+	struct snap *s;
+
+	fjob_build(&j);
+	s = collect_moves(&j, &m);
+	cr_expect_eq(tgt_fake_attaches(j.ranks[0]), LOOKS);
+	cr_expect_null(s->ranks[0].mpi_call);
+	cr_expect_eq(s->ranks[0].progress, SNAP_PROGRESS_CHANGED);
+	snap_free(s);
+	fjob_free(&j);
+}
