@@ -66,6 +66,27 @@ static void put_comm(const struct anl_result *r, int comm, FILE *out)
 		fputs(anl_comm_name(r, comm), out);
 }
 
+/*
+ * The DLL's extra_text lines of op, on one line, quoted as the DLL wrote
+ * them: they are its words, not the report's (Open MPI's says "Data: 4
+ * instances of MPI datatype" and "MPI_" for one MPI_INT).
+ */
+static void put_extra(const struct snap_op *op, FILE *out)
+{
+	const char *sep = "      message queue DLL: ";
+	bool any = false;
+
+	for (int i = 0; i < op->nextra && i < 5; i++) {
+		if (!op->extra[i] || !op->extra[i][0])
+			continue;
+		fprintf(out, "%s\"%s\"", sep, op->extra[i]);
+		sep = ", ";
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
 static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 		       FILE *out)
 {
@@ -112,9 +133,8 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 				(unsigned long long)op->count, op->datatype);
 	}
 	fprintf(out, "%s\n", ev->inferred ? " [inferred]" : "");
-	for (int i = 0; op && i < op->nextra && i < 5; i++)
-		if (op->extra[i] && op->extra[i][0])
-			fprintf(out, "      %s\n", op->extra[i]);
+	if (op)
+		put_extra(op, out);
 	if (op) {
 		char *why = anl_unexpected_text(r, ev->rank, ev->op);
 
