@@ -98,6 +98,44 @@ Test(report, finalize_and_wrong_tag_text)
 	snap_free(s);
 }
 
+/* The shortest cycle (0 -> 1 -> 0) leaves rank 2 out; it is in the
+ * cycle too, and the report says what it waits for. */
+Test(report, ranks_of_a_cycle_off_its_shortest_path_are_named)
+{
+	struct snap *s = sb_new(3);
+
+	sb_call(s, 0, "MPI_Finalize", "tag.c", 30);
+	sb_recv(s, 1, 0, 2, "tag.c", 22);
+	sb_recv(s, 2, 0, 2, "tag.c", 22);
+	compare(s, &text, "finalize_tag3.txt");
+	snap_free(s);
+}
+
+/* Many of them: the first 6, then a count (--all-ranks shows all). */
+Test(report, ranks_off_the_chain_are_shortened)
+{
+	struct snap *s = sb_new(20);
+
+	sb_call(s, 0, "MPI_Finalize", "tag.c", 30);
+	for (int i = 1; i < 20; i++)
+		sb_recv(s, i, 0, 2, "tag.c", 22);
+	compare(s, &text, "finalize_tag20.txt");
+	snap_free(s);
+}
+
+/* A knot through an any-source receive: the finalizing ranks, which the
+ * chain does not show, are named with what they wait for. */
+Test(report, ranks_of_a_knot_off_its_chain_are_named)
+{
+	struct snap *s = sb_new(3);
+
+	sb_recv(s, 0, -1, 0, "any.c", 14);
+	sb_call(s, 1, "MPI_Finalize", "any.c", 17);
+	sb_call(s, 2, "MPI_Finalize", "any.c", 17);
+	compare(s, &text, "anysource_knot.txt");
+	snap_free(s);
+}
+
 Test(report, partial_deadlock_lists_the_rest_as_ranges)
 {
 	struct snap *s = sb_new(8);
