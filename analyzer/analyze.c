@@ -111,7 +111,8 @@ const char *anl_comm_name(const struct anl_result *r, int comm)
 	if (comm < 0 || comm >= r->s->ncomms)
 		return r->world < 0 ? "all ranks" : "MPI_COMM_WORLD";
 	if (!r->s->comms[comm].name || !r->s->comms[comm].name[0])
-		return "unnamed communicator";
+		return r->s->comms[comm].remote ? "unnamed intercommunicator"
+						: "unnamed communicator";
 	return r->s->comms[comm].name;
 }
 
@@ -129,9 +130,7 @@ int anl_op_peer(const struct anl_result *r, const struct snap_op *op)
 
 	if (op->peer_global >= 0)
 		return op->peer_global;
-	if (c && c->group && op->peer_local >= 0 && op->peer_local < c->size)
-		return c->group[op->peer_local];
-	return -1;
+	return c ? snap_comm_peer(r->s, op->comm, op->peer_local) : -1;
 }
 
 char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c)

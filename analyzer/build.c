@@ -30,11 +30,32 @@ static uint64_t group_hash(const struct snap_comm *c)
 	return h;
 }
 
+static bool same_ranks(const int *a, int na, const int *b, int nb)
+{
+	return a && b && na == nb && !memcmp(a, b, (size_t)na * sizeof(int));
+}
+
 static bool same_group(const struct snap_comm *a, const struct snap_comm *b)
 {
 	if (a->size != b->size || !a->group || !b->group)
 		return a == b;
-	return !memcmp(a->group, b->group, (size_t)a->size * sizeof(int));
+	/* An intercommunicator is not an intracommunicator of its local
+	 * group. */
+	if (!a->remote != !b->remote)
+		return false;
+	if (a->remote && !same_ranks(a->remote, a->remote_size, b->remote,
+				     b->remote_size))
+		return false;
+	return same_ranks(a->group, a->size, b->group, b->size);
+}
+
+/* The two sides of one intercommunicator: each one's remote group is the
+ * other's local group. */
+static bool other_side(const struct snap_comm *a, const struct snap_comm *b)
+{
+	return a->remote && b->remote && a->id == b->id &&
+	       same_ranks(a->group, a->size, b->remote, b->remote_size) &&
+	       same_ranks(a->remote, a->remote_size, b->group, b->size);
 }
 
 /* Communicators with the same group are one for collectives (a dup of
@@ -56,8 +77,10 @@ static int *comm_reps(const struct snap *s, int world)
 			continue;
 		}
 		for (int d = 0; d < c; d++) {
-			if (rep[d] == d && h[d] == h[c] &&
-			    same_group(&s->comms[c], &s->comms[d])) {
+			if (rep[d] == d &&
+			    ((h[d] == h[c] &&
+			      same_group(&s->comms[c], &s->comms[d])) ||
+			     other_side(&s->comms[c], &s->comms[d]))) {
 				rep[c] = d;
 				break;
 			}
@@ -96,10 +119,13 @@ bool anl_comm_known(const struct snap *s, int comm)
 }
 
 /* "Any member of comm": an OR node over its group (all ranks when the
- * group is unknown, and then inferred). */
+ * group is unknown, and then inferred); of an intercommunicator, over
+ * its remote group, so each side has its own. */
 static int any_node(struct bctx *b, int comm)
 {
-	int key = comm >= 0 && comm < b->s->ncomms ? b->rep[comm] : b->s->ncomms;
+	bool own = comm >= 0 && comm < b->s->ncomms;
+	int key = !own ? b->s->ncomms : b->s->comms[comm].remote ? comm
+								 : b->rep[comm];
 	struct anl_vnode v = { ANL_V_ANY, !anl_comm_known(b->s, comm), comm, NULL,
 			       -1, false, false };
 
@@ -165,9 +191,8 @@ static int op_target(struct bctx *b, const struct snap_op *op,
 		peer = op->actual_global;
 	else if (op->peer_global >= 0)
 		peer = op->peer_global;
-	else if (op->peer_local >= 0 && anl_comm_known(s, op->comm) &&
-		 op->peer_local < s->comms[op->comm].size)
-		peer = s->comms[op->comm].group[op->peer_local];
+	else if (anl_comm_known(s, op->comm))
+		peer = snap_comm_peer(s, op->comm, op->peer_local);
 	if (peer >= 0 && peer < s->nranks)
 		return peer;
 	ev->any_source = op->kind == SNAP_OP_RECV && op->peer_local < 0;

@@ -184,22 +184,51 @@ static void link_neighbors(struct bctx *b, int i)
 	}
 }
 
+/*
+ * The members a virtual node waits on: its communicator's group (every
+ * rank when it is not known); of an intercommunicator, a receive's
+ * source is in the remote group, and a collective has both groups.
+ * vnode_member gives the k-th of vnode_members of them.
+ */
+static int vnode_members(const struct snap *s, const struct anl_vnode *v)
+{
+	const struct snap_comm *c;
+
+	if (!anl_comm_known(s, v->comm))
+		return s->nranks;
+	c = &s->comms[v->comm];
+	if (c->remote && v->kind == ANL_V_ANY)
+		return c->remote_size;
+	return c->size + (c->remote ? c->remote_size : 0);
+}
+
+static int vnode_member(const struct snap *s, const struct anl_vnode *v,
+			int k)
+{
+	const struct snap_comm *c;
+
+	if (!anl_comm_known(s, v->comm))
+		return k;
+	c = &s->comms[v->comm];
+	if (c->remote && v->kind == ANL_V_ANY)
+		return c->remote[k];
+	return k < c->size ? c->group[k] : c->remote[k - c->size];
+}
+
 /* A virtual node waits on its communicator's members: "any" on all of
  * them (OR), a collective on those not in it (AND). */
 void anl_link_vnode(struct bctx *b, int i)
 {
 	const struct anl_vnode *v = &b->r->v[i];
 	const struct snap *s = b->s;
-	int node = b->r->nranks + i;
-	bool known = anl_comm_known(s, v->comm);
-	int n = known ? s->comms[v->comm].size : s->nranks;
+	int node = b->r->nranks + i, n = vnode_members(s, v);
 
 	if (v->kind == ANL_V_NEIGHBOR) {
 		link_neighbors(b, i);
 		return;
 	}
 	for (int k = 0; k < n; k++) {
-		int m = known ? s->comms[v->comm].group[k] : k;
+		int m = vnode_member(s, v, k);
 
 		if (m < 0 || m >= s->nranks)
 			continue;
@@ -235,12 +264,11 @@ static bool complete(struct bctx *b, int i, struct inst *in)
 {
 	const struct anl_vnode *v = &b->r->v[i];
 	const struct snap *s = b->s;
-	bool known = anl_comm_known(s, v->comm);
-	int n = known ? s->comms[v->comm].size : s->nranks;
+	int n = vnode_members(s, v);
 
 	*in = (struct inst){ -1, false, false, true };
 	for (int k = 0; k < n; k++) {
-		int m = known ? s->comms[v->comm].group[k] : k;
+		int m = vnode_member(s, v, k);
 		const struct snap_rank *sr;
 
 		if (m < 0 || m >= s->nranks)

@@ -127,14 +127,9 @@ char *anl_track_site(const struct snap_track_rec *t)
 int anl_track_peer_global(const struct anl_result *r,
 			  const struct snap_track_rec *t)
 {
-	const struct snap_comm *c;
-
 	if (t->peer < 0 || t->comm < 0)
 		return -1;
-	c = &r->s->comms[t->comm];
-	if (!c->group || t->peer >= c->size)
-		return -1;
-	return c->group[t->peer];
+	return snap_comm_peer(r->s, t->comm, t->peer);
 }
 
 /* The communicator a record names, for a person. */

@@ -35,10 +35,20 @@ static int proc_comm_group(void *ctx, uint64_t id, int me, int size,
 			       group);
 }
 
+static int proc_comm_remote(void *ctx, uint64_t id, int me, int size,
+			    int **remote, int *rsize)
+{
+	struct col_rank *cr = ctx;
+
+	return topo_comm_remote(&col_proc_ops, cr, cr->types, id, me, size,
+				remote, rsize);
+}
+
 const struct mh_proc_ops col_proc_ops = {
 	.read = proc_read,
 	.lookup = proc_lookup,
 	.comm_group = proc_comm_group,
+	.comm_remote = proc_comm_remote,
 };
 
 /* The MPI library's types, from its DWARF index. */

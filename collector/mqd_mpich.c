@@ -5,6 +5,7 @@
  */
 #include "mqd_mpich.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "md.h"
@@ -43,6 +44,10 @@ int mm_layout_find(const struct mh_types_ops *t, void *ctx,
 	l->group_pmap = offset_of(t, ctx, "MPIR_Group", "lrank_to_lpid");
 	l->pmap_size = size_of(t, ctx, "MPII_Group_pmap_t");
 	l->pmap_lpid = offset_of(t, ctx, "MPII_Group_pmap_t", "lpid");
+	l->comm_kind = offset_of(t, ctx, "MPIR_Comm", "comm_kind");
+	l->comm_local_size = offset_of(t, ctx, "MPIR_Comm", "local_size");
+	vcrt = offset_of(t, ctx, "MPIDI_CH3I_comm_t", "local_vcrt");
+	l->comm_local_vcrt = dev >= 0 && vcrt >= 0 ? dev + vcrt : -1;
 	return l->comm_context_id >= 0 ? 0 : -MD_E_NOTYPES;
 }
 
@@ -66,16 +71,17 @@ static int read_i32(const struct mh_proc_ops *p, void *ctx, uint64_t addr,
 	return 0;
 }
 
-/* ch3: comm->dev.vcrt->vcr_table[i]->pg_rank, the rank in the job's
- * process group (MPI_COMM_WORLD for a job that spawns nothing). */
-static bool group_from_vcrt(const struct mm_layout *l,
-			    const struct mh_proc_ops *p, void *ctx,
-			    uint64_t comm, int size, int *group)
+/* ch3: comm->dev.vcrt->vcr_table[i]->pg_rank (at = comm_vcrt; the
+ * local table of an intercommunicator at comm_local_vcrt), the rank in
+ * the job's process group (MPI_COMM_WORLD for a job that spawns
+ * nothing). */
+static bool vcrt_ranks(const struct mm_layout *l, const struct mh_proc_ops *p,
+		       void *ctx, uint64_t comm, int at, int size, int *group)
 {
 	uint64_t vcrt, vc;
 
-	if (l->comm_vcrt < 0 || l->vcrt_table < 0 || l->vc_pg_rank < 0 ||
-	    read_ptr(p, ctx, comm + (uint64_t)l->comm_vcrt, &vcrt) < 0)
+	if (at < 0 || l->vcrt_table < 0 || l->vc_pg_rank < 0 ||
+	    read_ptr(p, ctx, comm + (uint64_t)at, &vcrt) < 0)
 		return false;
 	for (int i = 0; i < size; i++)
 		if (read_ptr(p, ctx, vcrt + (uint64_t)l->vcrt_table + 8u * (uint64_t)i,
@@ -83,6 +89,13 @@ static bool group_from_vcrt(const struct mm_layout *l,
 		    read_i32(p, ctx, vc + (uint64_t)l->vc_pg_rank, &group[i]) < 0)
 			return false;
 	return true;
+}
+
+static bool group_from_vcrt(const struct mm_layout *l,
+			    const struct mh_proc_ops *p, void *ctx,
+			    uint64_t comm, int size, int *group)
+{
+	return vcrt_ranks(l, p, ctx, comm, l->comm_vcrt, size, group);
 }
 
 /* Any device: comm->local_group->lrank_to_lpid[i].lpid (often NULL for
@@ -123,4 +136,29 @@ int mm_comm_read(const struct mm_layout *l, const struct mh_proc_ops *p,
 			      group_from_local_group(l, p, ctx, comm, size,
 						     group);
 	return 0;
+}
+
+int mm_comm_local(const struct mm_layout *l, const struct mh_proc_ops *p,
+		  void *ctx, uint64_t comm, int *local_size, int **local)
+{
+	int kind, n;
+
+	*local = NULL;
+	*local_size = 0;
+	if (l->comm_kind < 0 || l->comm_local_size < 0 ||
+	    read_i32(p, ctx, comm + (uint64_t)l->comm_kind, &kind) < 0)
+		return -MD_E_NOTYPES;
+	if (kind != 1)		/* MPIR_COMM_KIND__INTERCOMM */
+		return 0;
+	if (read_i32(p, ctx, comm + (uint64_t)l->comm_local_size, &n) < 0 ||
+	    n <= 0 || n > (1 << 26))
+		return -MD_E_FAULT;
+	*local = xmalloc((size_t)n * sizeof(int));
+	if (!vcrt_ranks(l, p, ctx, comm, l->comm_local_vcrt, n, *local)) {
+		free(*local);
+		*local = NULL;
+		return -MD_E_FAULT;
+	}
+	*local_size = n;
+	return 1;
 }

@@ -24,6 +24,9 @@ struct mm_layout {
 	int group_pmap;		/* MPIR_Group.lrank_to_lpid */
 	int pmap_size;		/* sizeof(MPII_Group_pmap_t) */
 	int pmap_lpid;		/* MPII_Group_pmap_t.lpid */
+	int comm_kind;		/* MPIR_Comm.comm_kind */
+	int comm_local_size;	/* MPIR_Comm.local_size */
+	int comm_local_vcrt;	/* MPIR_Comm.dev + MPIDI_CH3I_comm_t.local_vcrt */
 };
 
 /*
@@ -43,5 +46,16 @@ int mm_layout_find(const struct mh_types_ops *t, void *ctx,
 int mm_comm_read(const struct mm_layout *l, const struct mh_proc_ops *p,
 		 void *ctx, uint64_t comm, int size, uint64_t *context_id,
 		 int *group, bool *have_group);
+
+/*
+ * Whether the communicator at comm is an intercommunicator (its kind is
+ * MPIR_COMM_KIND__INTERCOMM), and then its local group: *local_size and
+ * *local (allocated) the MPI_COMM_WORLD ranks of its local ranks (ch3's
+ * local table).  MPICH's DLL gives an intercommunicator's remote size as
+ * its size, and mm_comm_read's group is then the remote group.  Returns
+ * 1, 0 (an intracommunicator) or a negative code.
+ */
+int mm_comm_local(const struct mm_layout *l, const struct mh_proc_ops *p,
+		  void *ctx, uint64_t comm, int *local_size, int **local);
 
 #endif /* MD_MQD_MPICH_H */

@@ -730,11 +730,18 @@ static void correct_status(struct walk *w, struct snap_op *op)
 }
 
 /* A DLL that gives a peer only as a local rank (MPICH's: global ranks are
- * always -1) is placed in MPI_COMM_WORLD through the group. */
+ * always -1) is placed in MPI_COMM_WORLD through the group.  On an
+ * intercommunicator the peer is a rank of the remote group, which Open
+ * MPI's DLL translates through the local one: placed again. */
 static void place_peers(const struct snap *s, int comm, struct snap_op *op)
 {
 	const struct snap_comm *c = &s->comms[comm];
 
+	if (c->remote) {
+		op->peer_global = snap_comm_peer(s, comm, op->peer_local);
+		op->actual_global = snap_comm_peer(s, comm, op->actual_local);
+		return;
+	}
 	if (!c->group)
 		return;
 	if (op->peer_global < 0 && op->peer_local >= 0 &&
@@ -848,20 +855,43 @@ static bool group_valid(const int *group, int size, int nranks)
 	return true;
 }
 
-/* MPICH's unique_id is the MPIR_Comm's address, a different number in
+/*
+ * MPICH's unique_id is the MPIR_Comm's address, a different number in
  * every rank: the communicator is named by its context id, and its group
- * read beside the DLL, which gives none.  Returns the group or NULL. */
-static int *mpich_comm(struct walk *w, struct mqd_communicator *c)
+ * read beside the DLL, which gives none.  Returns the group or NULL.
+ * Of an intercommunicator the DLL gives the remote size and the table
+ * read is the remote group's: it goes to *remote (*rsize), and c->size
+ * and the group returned become the local group's.
+ */
+static int *mpich_comm(struct walk *w, struct mqd_communicator *c,
+		       int **remote, int *rsize)
 {
-	int *group = xcalloc((size_t)c->size, sizeof(int));
+	int *group = xcalloc((size_t)c->size, sizeof(int)), *local, n;
 	struct mh_process *p = w->p;
-	uint64_t id;
+	uint64_t addr = (uint64_t)c->unique_id, id;
 	bool have;
 
-	if (mm_comm_read(&w->img->mpich, p->ops, p->ctx, c->unique_id,
-			 (int)c->size, &id, group, &have) == 0)
+	*remote = NULL;
+	*rsize = 0;
+	if (mm_comm_read(&w->img->mpich, p->ops, p->ctx, addr, (int)c->size,
+			 &id, group, &have) == 0)
 		c->unique_id = id;
-	if (have && group_valid(group, (int)c->size, w->s->nranks))
+	have = have && group_valid(group, (int)c->size, w->s->nranks);
+	if (mm_comm_local(&w->img->mpich, p->ops, p->ctx, addr, &n,
+			  &local) == 1) {
+		if (have) {
+			*remote = group;
+			*rsize = (int)c->size;
+		} else {
+			free(group);
+		}
+		c->size = n;
+		if (group_valid(local, n, w->s->nranks))
+			return local;
+		free(local);
+		return NULL;
+	}
+	if (have)
 		return group;
 	free(group);
 	return NULL;
@@ -880,12 +910,29 @@ static bool group_own(struct walk *w, const struct mqd_communicator *c,
 	       group_valid(group, (int)c->size, w->s->nranks);
 }
 
+/* An intercommunicator's remote group, from the MPI library's own
+ * structures (Open MPI's DLL knows only the local group). */
+static void find_remote(struct walk *w, const struct mqd_communicator *c,
+			int comm)
+{
+	const struct mh_proc_ops *ops = w->p->ops;
+	int *remote = NULL, n = 0;
+
+	if (ops->comm_remote &&
+	    ops->comm_remote(w->p->ctx, (uint64_t)c->unique_id,
+			     (int)c->local_rank, (int)c->size, &remote,
+			     &n) == 1 &&
+	    group_valid(remote, n, w->s->nranks))
+		snap_comm_set_remote(w->s, comm, n, remote);
+	free(remote);
+}
+
 static void walk_communicator(struct walk *w)
 {
 	struct mh_entry *e = &w->img->dll->e;
 	mqd_process *proc = (mqd_process *)w->p;
 	struct mqd_communicator c;
-	int *group = NULL;
+	int *group = NULL, *remote = NULL, rsize = 0;
 	int comm;
 
 	memset(&c, 0, sizeof(c));
@@ -896,7 +943,7 @@ static void walk_communicator(struct walk *w)
 		return;
 	c.name[sizeof(c.name) - 1] = '\0';
 	if (w->img->mpich_ok) {
-		group = mpich_comm(w, &c);
+		group = mpich_comm(w, &c, &remote, &rsize);
 	} else if (e->get_comm_group) {
 		group = xcalloc((size_t)c.size, sizeof(int));
 		if ((e->get_comm_group(proc, group) != MQD_OK ||
@@ -909,6 +956,11 @@ static void walk_communicator(struct walk *w)
 	comm = snap_comm_intern(w->s, (uint64_t)c.unique_id, c.name,
 				(int)c.size, group);
 	free(group);
+	if (remote)
+		snap_comm_set_remote(w->s, comm, rsize, remote);
+	else if (!w->img->mpich_ok)
+		find_remote(w, &c, comm);
+	free(remote);
 	add_member(w, comm, (int)c.local_rank);
 	walk_queue(w, comm, MQD_PENDING_SENDS);
 	walk_queue(w, comm, MQD_PENDING_RECEIVES);

@@ -334,12 +334,14 @@ int topo_read(const struct mh_proc_ops *proc, void *ctx,
 /* The group of a communicator from Open MPI's own structures. */
 
 #define GROUP_MAX (1 << 26)
+#define OMPI_COMM_INTER 0x1	/* ompi_communicator_t.c_flags */
 
 struct glayout {
 	int arr_addr, arr_size;		/* opal_pointer_array_t */
 	int cid, my_rank, group;	/* ompi_communicator_t */
 	int count, procs;		/* ompi_group_t */
 	int name, jobid, vpid;		/* ompi_proc_t.super.proc_name */
+	int flags, remote;		/* ompi_communicator_t */
 };
 
 static bool get_glayout(struct dt_index *t, struct glayout *l)
@@ -352,11 +354,14 @@ static bool get_glayout(struct dt_index *t, struct glayout *l)
 	l->cid = off(t, "ompi_communicator_t", "c_contextid");
 	l->my_rank = off(t, "ompi_communicator_t", "c_my_rank");
 	l->group = off(t, "ompi_communicator_t", "c_local_group");
+	l->flags = off(t, "ompi_communicator_t", "c_flags");
+	l->remote = off(t, "ompi_communicator_t", "c_remote_group");
 	l->count = off(t, "ompi_group_t", "grp_proc_count");
 	l->procs = off(t, "ompi_group_t", "grp_proc_pointers");
 	l->jobid = off(t, "opal_process_name_t", "jobid");
 	l->vpid = off(t, "opal_process_name_t", "vpid");
 	l->name = super < 0 || pname < 0 ? -1 : super + pname;
+	/* flags and remote: only topo_comm_remote needs them. */
 	for (const int *p = &l->arr_addr; p <= &l->vpid; p++)
 		if (*p < 0)
 			return false;
@@ -392,30 +397,62 @@ static bool member(struct rd *rd, const struct glayout *l, uint64_t proc,
 	return true;
 }
 
-static bool read_group(struct rd *rd, const struct glayout *l, uint64_t cp,
-		       int me, int size, int *group)
+/*
+ * The members of the group at gp (*n of them; a size given in *n must
+ * match) as ranks of the job of own (with own_at >= 0: of that member,
+ * whose job is put in *own) into group (*n entries, or allocated when
+ * *group is NULL).  A member of another job (MPI_Comm_spawn, connect) is
+ * no rank of this one: false.
+ */
+static bool group_members(struct rd *rd, const struct glayout *l,
+			  uint64_t gp, int own_at, uint32_t *own, int *n,
+			  int **group)
 {
-	uint64_t gp, procs, *v;
-	uint32_t job = 0, own = 0, vpid;
-	int n;
+	uint64_t procs, *v;
+	uint32_t job = 0, vpid;
+	int count;
 	bool ok;
 
-	if (!rd_u64(rd, cp + (uint64_t)l->group, &gp) ||
-	    !rd_int(rd, gp + (uint64_t)l->count, &n) || n != size ||
+	if (!rd_int(rd, gp + (uint64_t)l->count, &count) || count <= 0 ||
+	    count > GROUP_MAX || (*n && count != *n) || own_at >= count ||
 	    !rd_u64(rd, gp + (uint64_t)l->procs, &procs) || !procs)
 		return false;
-	v = xmalloc((size_t)n * sizeof(*v));
-	ok = !rd->proc->read(rd->ctx, procs, v, (size_t)n * sizeof(*v)) &&
-	     member(rd, l, v[me], &own, &vpid);
-	/* Members of this rank's own job only: a vpid of another job
-	 * (MPI_Comm_spawn, connect) is no rank of this one. */
-	for (int i = 0; ok && i < n; i++) {
-		ok = member(rd, l, v[i], &job, &vpid) && job == own &&
+	v = xmalloc((size_t)count * sizeof(*v));
+	ok = !rd->proc->read(rd->ctx, procs, v, (size_t)count * sizeof(*v)) &&
+	     (own_at < 0 || member(rd, l, v[own_at], own, &vpid));
+	if (ok && !*group)
+		*group = xmalloc((size_t)count * sizeof(int));
+	for (int i = 0; ok && i < count; i++) {
+		ok = member(rd, l, v[i], &job, &vpid) && job == *own &&
 		     vpid < (uint32_t)GROUP_MAX;
-		group[i] = (int)vpid;
+		(*group)[i] = (int)vpid;
 	}
 	free(v);
+	*n = count;
 	return ok;
+}
+
+/* The communicator with context id id in which the process has local
+ * rank me (its ompi_communicator_t), 0 if there is none. */
+static uint64_t find_comm(struct rd *rd, const struct glayout *l, uint64_t id,
+			  int me)
+{
+	uint64_t addr;
+	int n = comm_slots(rd, l->arr_addr, l->arr_size, &addr);
+
+	for (int i = 0; i < n && addr; i++) {
+		uint64_t cp;
+		uint32_t cid;
+		int rank;
+
+		if (rd_u64(rd, addr + 8 * (uint64_t)i, &cp) && cp &&
+		    !rd->proc->read(rd->ctx, cp + (uint64_t)l->cid, &cid,
+				    sizeof(cid)) &&
+		    cid == id && rd_int(rd, cp + (uint64_t)l->my_rank, &rank) &&
+		    rank == me)
+			return cp;
+	}
+	return 0;
 }
 
 int topo_comm_group(const struct mh_proc_ops *proc, void *ctx,
@@ -424,24 +461,53 @@ int topo_comm_group(const struct mh_proc_ops *proc, void *ctx,
 {
 	struct rd rd = { proc, ctx, { 0 } };
 	struct glayout l;
-	uint64_t addr;
-	int n;
+	uint64_t cp, gp;
+	uint32_t own = 0;
+	int n = size;
 
 	if (!types || me < 0 || me >= size || size > GROUP_MAX ||
 	    !get_glayout(types, &l))
 		return -MD_E_NOTYPES;
-	n = comm_slots(&rd, l.arr_addr, l.arr_size, &addr);
-	for (int i = 0; i < n && addr; i++) {
-		uint64_t cp;
-		uint32_t cid;
-		int rank;
+	cp = find_comm(&rd, &l, id, me);
+	if (cp && rd_u64(&rd, cp + (uint64_t)l.group, &gp) &&
+	    group_members(&rd, &l, gp, me, &own, &n, &group))
+		return 0;
+	return -MD_E_FAULT;
+}
 
-		if (rd_u64(&rd, addr + 8 * (uint64_t)i, &cp) && cp &&
-		    !proc->read(ctx, cp + (uint64_t)l.cid, &cid, sizeof(cid)) &&
-		    cid == id && rd_int(&rd, cp + (uint64_t)l.my_rank, &rank) &&
-		    rank == me && read_group(&rd, &l, cp, me, size, group))
-			return 0;
-	}
+int topo_comm_remote(const struct mh_proc_ops *proc, void *ctx,
+		     struct dt_index *types, uint64_t id, int me, int size,
+		     int **remote, int *rsize)
+{
+	struct rd rd = { proc, ctx, { 0 } };
+	struct glayout l;
+	uint64_t cp, gp, rgp;
+	uint32_t flags, own = 0;
+	int *local = NULL, n = size;
+	bool ok;
+
+	*remote = NULL;
+	*rsize = 0;
+	if (!types || me < 0 || me >= size || size > GROUP_MAX ||
+	    !get_glayout(types, &l) || l.flags < 0 || l.remote < 0)
+		return -MD_E_NOTYPES;
+	cp = find_comm(&rd, &l, id, me);
+	if (!cp || proc->read(ctx, cp + (uint64_t)l.flags, &flags,
+			      sizeof(flags)))
+		return -MD_E_FAULT;
+	if (!(flags & OMPI_COMM_INTER))
+		return 0;
+	/* The local group's own member names the job of the remote's. */
+	ok = rd_u64(&rd, cp + (uint64_t)l.group, &gp) &&
+	     group_members(&rd, &l, gp, me, &own, &n, &local) &&
+	     rd_u64(&rd, cp + (uint64_t)l.remote, &rgp) &&
+	     group_members(&rd, &l, rgp, -1, &own, rsize, remote);
+	free(local);
+	if (ok)
+		return 1;
+	free(*remote);
+	*remote = NULL;
+	*rsize = 0;
 	return -MD_E_FAULT;
 }
 

@@ -122,6 +122,12 @@ struct snap_comm {
 	uint8_t topo;		/* enum snap_topo */
 	int *nbr_first;
 	int *nbr;
+	/* An intercommunicator's remote group (global ranks, remote_size of
+	 * them): a point-to-point peer is a rank of it, and a collective
+	 * has both groups.  NULL for an intracommunicator, or when the
+	 * collector could not tell. */
+	int remote_size;
+	int *remote;
 };
 
 /* A rank's membership in a communicator. */
@@ -361,6 +367,12 @@ void snap_group_put(int *g);
  * it. */
 void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
 			const int *first, const int *nbr);
+/* Make comm an intercommunicator with this remote group (copied). */
+void snap_comm_set_remote(struct snap *s, int comm, int size,
+			  const int *remote);
+/* The global rank of local rank peer of comm's peers (the remote group
+ * of an intercommunicator, else its group); -1 if not known. */
+int snap_comm_peer(const struct snap *s, int comm, int peer);
 /*
  * Copy rank (an index in both) from src into dst, deeply: its strings
  * interned in dst, its communicators interned in dst (by id, name and

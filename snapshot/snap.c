@@ -120,6 +120,7 @@ void snap_free(struct snap *s)
 	for (int i = 0; i < s->ncomms; i++) {
 		snap_group_put(s->comms[i].group);
 		free(s->comms[i].nbr_first);
+		free(s->comms[i].remote);
 		free(s->comms[i].nbr);
 	}
 	free(s->comms);
@@ -408,6 +409,33 @@ void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
 	c->nbr = xmalloc(n * sizeof(int) + 1);
 	if (n)
 		memcpy(c->nbr, nbr, n * sizeof(int));
+}
+
+void snap_comm_set_remote(struct snap *s, int comm, int size,
+			  const int *remote)
+{
+	struct snap_comm *c = &s->comms[comm];
+
+	free(c->remote);
+	c->remote = NULL;
+	c->remote_size = 0;
+	if (size <= 0 || !remote)
+		return;
+	c->remote = xmalloc((size_t)size * sizeof(int));
+	memcpy(c->remote, remote, (size_t)size * sizeof(int));
+	c->remote_size = size;
+}
+
+int snap_comm_peer(const struct snap *s, int comm, int peer)
+{
+	const struct snap_comm *c;
+
+	if (comm < 0 || comm >= s->ncomms || peer < 0)
+		return -1;
+	c = &s->comms[comm];
+	if (c->remote)
+		return peer < c->remote_size ? c->remote[peer] : -1;
+	return c->group && peer < c->size ? c->group[peer] : -1;
 }
 
 /* The names the format gives each enum's values, NULL-ended.  Given by

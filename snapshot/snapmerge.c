@@ -35,6 +35,9 @@ static int comm_map(struct snap *dst, struct snap_cmap *m, int ci)
 	/* The topology comes along (the first part that read it). */
 	if (c->topo != SNAP_TOPO_NONE && dst->comms[di].topo == SNAP_TOPO_NONE)
 		snap_comm_set_topo(dst, di, c->topo, c->nbr_first, c->nbr);
+	/* So does an intercommunicator's remote group. */
+	if (c->remote && !dst->comms[di].remote)
+		snap_comm_set_remote(dst, di, c->remote_size, c->remote);
 	m->to[ci] = di;
 	return di;
 }

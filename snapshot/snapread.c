@@ -264,9 +264,9 @@ static void groups_add(struct snap_groups *g, const char *text, int size,
  * from r->groups was checked when first read, only the budget is this
  * snapshot's. */
 static int read_group(struct snapread *r, const struct snapjs_node *o,
-		      int size, int **out)
+		      const char *key, int size, int **out)
 {
-	const struct snapjs_node *v = snapjs_get(&r->j, o, "group");
+	const struct snapjs_node *v = snapjs_get(&r->j, o, key);
 	bool text = v && v->type == SNAPJS_STR;
 	bool cache = r->groups && text && size >= GROUPS_MIN;
 	int n = v && v->type == SNAPJS_ARR ? v->n : size, ret = 0;
@@ -276,14 +276,15 @@ static int read_group(struct snapread *r, const struct snapjs_node *o,
 		return 0;
 	if (!text && v->type != SNAPJS_ARR)
 		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
-				   "\"group\" must be an array of ranks or a "
-				   "string of rank ranges");
+				   "\"%s\" must be an array of ranks or a "
+				   "string of rank ranges", key);
 	if (text && !*out)
 		ret = parse_ranges(r, v, size, NULL, &n);
 	if (!ret && n != size)
 		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
-				  "\"group\" has %d entries, \"size\" says %d",
-				  n, size);
+				  "\"%s\" has %d entries, \"%s\" says %d",
+				  key, n, strcmp(key, "group") ? "remote_size"
+							      : "size", size);
 	if (!ret && (r->group_budget -= size) < 0)
 		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
 				  "the communicator groups add up to more "
@@ -349,7 +350,7 @@ bad:
 struct comm_line {
 	uint64_t id;
 	const char *name, *neighbors;
-	int size, topo;
+	int size, topo, remote_size;
 };
 
 #define CL(k, kd, field, ...) \
@@ -361,6 +362,7 @@ static const struct snapjs_field comm_fields[] = {
 	CL("size", SJ_INT, size, .max = SJ_NRANKS),
 	CL("topo", SJ_ENUM, topo, .sub = snap_topo_names),
 	CL("neighbors", SJ_STR, neighbors),
+	CL("remote_size", SJ_INT, remote_size, .max = SJ_NRANKS),
 	{ NULL },
 };
 SJ_TABLE_FITS(comm_fields);
@@ -392,7 +394,7 @@ static int read_comm(struct snapread *r, const struct snapjs_node *o)
 	const struct snapjs_node *n = snapjs_get(j, o, "comm");
 	struct comm_line c = { 0 };
 	int64_t idx;
-	int got, *group;
+	int got, *group, *remote = NULL;
 
 	if (snapjs_num(j, n, "comm", NULL, 0, INT_MAX, &idx))
 		return -MD_E_INPUT;
@@ -412,10 +414,18 @@ static int read_comm(struct snapread *r, const struct snapjs_node *o)
 				   (int)idx, r->comms_read);
 	j->at_comm = (int)idx;
 	if (snapjs_fields(r, o, comm_fields, &c) ||
-	    read_group(r, o, c.size, &group))
+	    read_group(r, o, "group", c.size, &group))
 		return -MD_E_INPUT;
+	if (c.remote_size && read_group(r, o, "remote", c.remote_size,
+					 &remote)) {
+		snap_group_put(group);
+		return -MD_E_INPUT;
+	}
 	got = snap_comm_intern_shared(j->s, c.id, c.name, c.size, group);
 	snap_group_put(group);
+	if (got == idx && remote)
+		snap_comm_set_remote(j->s, got, c.remote_size, remote);
+	snap_group_put(remote);
 	if (got != idx)
 		return snapjs_fail(j, 1, "the same as communicator %d", got);
 	if (read_topo(r, o, (int)idx, &c))

@@ -127,13 +127,17 @@ static int check_op(struct snapread *r, const struct snapjs_node *o,
 	struct snap_op *op = entry;
 	const struct snap_comm *c =
 		op->comm >= 0 ? &r->j.s->comms[op->comm] : NULL;
+	int peer;
 
 	if (!c)
 		return 0;
-	if (recheck(&r->j, o, "peer", op->peer_local, -1, c->size - 1))
+	/* An intercommunicator's peer is a rank of its remote group. */
+	if (recheck(&r->j, o, "peer", op->peer_local, -1,
+		    (c->remote ? c->remote_size : c->size) - 1))
 		return -MD_E_INPUT;
-	if (c->group && op->peer_local >= 0 && op->peer_global >= 0 &&
-	    c->group[op->peer_local] != op->peer_global)
+	peer = snap_comm_peer(r->j.s, op->comm, op->peer_local);
+	if ((c->group || c->remote) && op->peer_local >= 0 &&
+	    op->peer_global >= 0 && peer != op->peer_global)
 		return snapjs_fail(&r->j,
 				   snapjs_col(&r->j,
 					      snapjs_get(&r->j, o,
@@ -141,7 +145,7 @@ static int check_op(struct snapread *r, const struct snapjs_node *o,
 				   "\"peer_global\" %d is not \"peer\" %d of "
 				   "communicator %d (global rank %d)",
 				   op->peer_global, op->peer_local, op->comm,
-				   c->group[op->peer_local]);
+				   peer);
 	return 0;
 }
 

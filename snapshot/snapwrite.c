@@ -245,26 +245,35 @@ static void write_topo(jgen g, const struct snap_comm *c)
 	free(text);
 }
 
+/* A group as rank ranges ("0-3,8"), or an array where ranges would be
+ * longer. */
+static void write_group(jgen g, const char *key, const int *group, int n)
+{
+	char *ranges = group_ranges(group, n);
+
+	if (ranges) {
+		add_str(g, key, ranges);
+		free(ranges);
+		return;
+	}
+	open_array(g, key);
+	for (int i = 0; i < n; i++)
+		yajl_gen_integer(g, group[i]);
+	yajl_gen_array_close(g);
+}
+
 static void write_comm(jgen g, const struct snap_comm *c, int idx, FILE *f)
 {
-	char *ranges;
-
 	yajl_gen_map_open(g);
 	add_int(g, "comm", idx);
 	add_u64(g, "id", c->id);
 	add_str(g, "name", c->name ? c->name : "");
 	add_int(g, "size", c->size);
-	if (c->group) {
-		ranges = group_ranges(c->group, c->size);
-		if (ranges) {
-			add_str(g, "group", ranges);
-			free(ranges);
-		} else {
-			open_array(g, "group");
-			for (int i = 0; i < c->size; i++)
-				yajl_gen_integer(g, c->group[i]);
-			yajl_gen_array_close(g);
-		}
+	if (c->group)
+		write_group(g, "group", c->group, c->size);
+	if (c->remote) {
+		add_int(g, "remote_size", c->remote_size);
+		write_group(g, "remote", c->remote, c->remote_size);
 	}
 	write_topo(g, c);
 	put_line(g, f);

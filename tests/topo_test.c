@@ -42,7 +42,9 @@ typedef struct {
 	char pad[8];
 	uint32_t c_contextid;
 	int c_my_rank;
+	uint32_t c_flags;
 	ompi_group_t *c_local_group;
+	ompi_group_t *c_remote_group;
 	void *c_topo;
 } ompi_communicator_t;
 typedef union {
@@ -88,7 +90,8 @@ static int self_lookup(void *ctx, const char *name, uint64_t *addr)
 	return 0;
 }
 
-static const struct mh_proc_ops self_ops = { self_read, self_lookup, NULL };
+static const struct mh_proc_ops self_ops = { self_read, self_lookup, NULL,
+						 NULL };
 
 static struct dt_index *self_types(void)
 {
@@ -322,5 +325,62 @@ Test(topo, group_is_that_of_the_communicator_with_the_id_rank_and_size)
 	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 2, 4, g),
 		     -MD_E_FAULT, "another size");
 	cr_expect_eq(topo_comm_group(&self_ops, NULL, t, 5, 2, 3, g), 0);
+	dt_index_free(t);
+}
+
+/* An intercommunicator: its local group is the 3 above, its remote group
+ * 2 ranks of the same job, one of them a sentinel. */
+static ompi_proc_t rprocs[2];
+static ompi_proc_t *rmembers[2];
+static ompi_group_t rgroup;
+
+static void expose_inter(int me)
+{
+	expose_group(me);
+	comm.c_flags = 0x1;	/* OMPI_COMM_INTER */
+	comm.c_remote_group = &rgroup;
+	rgroup.grp_proc_count = 2;
+	rgroup.grp_proc_pointers = rmembers;
+	rprocs[0].super.proc_name.jobid = JOBID;
+	rprocs[0].super.proc_name.vpid = 4;
+	rmembers[0] = &rprocs[0];
+	rmembers[1] = (ompi_proc_t *)sentinel(JOBID, 2);
+}
+
+Test(topo, intercommunicator_gives_its_remote_group)
+{
+	struct dt_index *t = self_types();
+	int *r = NULL, n = -1;
+
+	expose_inter(1);
+	cr_assert_eq(topo_comm_remote(&self_ops, NULL, t, 5, 1, 3, &r, &n), 1);
+	cr_assert_eq(n, 2);
+	cr_expect(r[0] == 4 && r[1] == 2, "%d %d", r[0], r[1]);
+	free(r);
+	dt_index_free(t);
+}
+
+Test(topo, intracommunicator_has_no_remote_group)
+{
+	struct dt_index *t = self_types();
+	int *r = NULL, n = -1;
+
+	expose_group(1);
+	cr_expect_eq(topo_comm_remote(&self_ops, NULL, t, 5, 1, 3, &r, &n), 0);
+	cr_expect_null(r);
+	cr_expect_eq(n, 0);
+	dt_index_free(t);
+}
+
+Test(topo, remote_group_with_a_member_of_another_job_is_not_guessed)
+{
+	struct dt_index *t = self_types();
+	int *r = NULL, n = -1;
+
+	expose_inter(0);
+	rmembers[1] = (ompi_proc_t *)sentinel(JOBID + 1, 0);
+	cr_expect_eq(topo_comm_remote(&self_ops, NULL, t, 5, 0, 3, &r, &n),
+		     -MD_E_FAULT);
+	cr_expect_null(r);
 	dt_index_free(t);
 }

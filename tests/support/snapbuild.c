@@ -71,8 +71,7 @@ struct snap_op *sb_op(struct snap *s, int rank, enum snap_op_kind kind,
 	op->status = SNAP_ST_PENDING;
 	op->comm = comm;
 	op->peer_local = peer_local;
-	op->peer_global = peer_local >= 0 ? s->comms[comm].group[peer_local]
-					  : -1;
+	op->peer_global = snap_comm_peer(s, comm, peer_local);
 	op->any_tag = tag < 0;
 	op->tag = tag;
 	op->length = len;
