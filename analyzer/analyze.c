@@ -274,3 +274,122 @@ char *anl_summary(const struct anl_result *r)
 			 waiting == 1 ? "rank" : "ranks",
 			 active == 1 ? "it" : "them");
 }
+
+static bool in_part(const struct anl_cycle *c, int rank)
+{
+	int lo = 0, hi = c->nranks - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (c->ranks[mid] == rank)
+			return true;
+		if (c->ranks[mid] < rank)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/* Rank x's wait edges lead into the part: to one of its ranks or, for a
+ * dead or unread peer, to a rank that exited or was not read. */
+static bool leads_in(const struct anl_result *r, const struct anl_cycle *c,
+		     int to)
+{
+	enum wfg_state st;
+
+	if (to >= r->nranks)
+		return false;
+	if (in_part(c, to))
+		return true;
+	st = r->ranks[to].state;
+	return (c->kind == ANL_CK_DEAD && st == WFG_GONE) ||
+	       (c->kind == ANL_CK_UNREAD && st == WFG_UNKNOWN);
+}
+
+/* A wait of rank x into the part: an edge to a rank, or through a node of
+ * its own (a collective, "any") to one.  Writes the edges into path;
+ * returns their number, 0 if there is none. */
+static int wait_into(const struct anl_result *r, const struct anl_cycle *c,
+		     int x, int path[2])
+{
+	int first, n = wfg_out(r->g, x, &first);
+
+	for (int e = first; e < first + n; e++) {
+		int to = wfg_edge_to(r->g, e), vfirst, vn;
+
+		if (to < r->nranks) {
+			if (!leads_in(r, c, to))
+				continue;
+			path[0] = e;
+			return 1;
+		}
+		vn = wfg_out(r->g, to, &vfirst);
+		for (int f = vfirst; f < vfirst + vn; f++) {
+			int y = wfg_edge_to(r->g, f);
+
+			if (y != x && leads_in(r, c, y)) {
+				path[0] = e;
+				path[1] = f;
+				return 2;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The members of the collective rank x is in (its line names them all). */
+static void name_coll(const struct anl_result *r, int x, uint8_t *named)
+{
+	if (r->ranks[x].vcoll < 0)
+		return;
+	for (int i = 0; i < r->nranks; i++)
+		named[i] |= r->ranks[i].vcoll == r->ranks[x].vcoll;
+}
+
+static bool coll_step(const struct anl_result *r, int e)
+{
+	const struct anl_ev *ev = anl_edge_ev(r, e);
+
+	return ev && ev->kind == ANL_EK_COLL;
+}
+
+int anl_cycle_rest(const struct anl_result *r, const struct anl_cycle *c,
+		   struct anl_rest **out)
+{
+	uint8_t *named;
+	int n = 0;
+
+	*out = NULL;
+	if (c->kind != ANL_CK_CYCLE && c->kind != ANL_CK_KNOT &&
+	    c->kind != ANL_CK_DEAD && c->kind != ANL_CK_UNREAD)
+		return 0;
+	named = xcalloc((size_t)r->nranks + 1, 1);
+	for (int k = 0; k < c->nedges; k++) {
+		int from = wfg_edge_from(r->g, c->edges[k]);
+		int to = wfg_edge_to(r->g, c->edges[k]);
+
+		if (to < r->nranks)
+			named[to] = 1;
+		if (from >= r->nranks)
+			continue;
+		named[from] = 1;
+		if (coll_step(r, c->edges[k]))
+			name_coll(r, from, named);
+	}
+	*out = xmalloc(((size_t)c->nranks + 1) * sizeof(**out));
+	for (int i = 0; i < c->nranks; i++) {
+		struct anl_rest *x = &(*out)[n];
+
+		if (named[c->ranks[i]])
+			continue;
+		x->rank = c->ranks[i];
+		x->n = wait_into(r, c, x->rank, x->path);
+		n++;
+		if (x->n && coll_step(r, x->path[0]))
+			name_coll(r, x->rank, named);
+	}
+	free(named);
+	return n;
+}

@@ -139,6 +139,24 @@ int anl_op_peer(const struct anl_result *r, const struct snap_op *op);
  * MPI_COMM_WORLD does not complete: its members disagree" (malloc'ed). */
 char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c);
 
+/* A rank of a part that its chain does not name, and the wait (n edges:
+ * rank -> rank, or rank -> node -> rank; 0 if none is found) that keeps
+ * it in the part. */
+struct anl_rest {
+	int rank;
+	int n;
+	int path[2];
+};
+
+/*
+ * The ranks of cycle, knot or dead/unread-peer part c that its chain
+ * (c->edges, a shortest cycle or the one wait edge) does not name, in
+ * rank order, into *out (allocated; free it).  A collective's line names
+ * all its members, so they are not counted.  Returns their number.
+ */
+int anl_cycle_rest(const struct anl_result *r, const struct anl_cycle *c,
+		   struct anl_rest **out);
+
 /* "MPI_Recv at ring.c:14" for a rank (malloc'ed). */
 char *anl_site(const struct anl_result *r, int rank);
 /* The one-line verdict (malloc'ed). */

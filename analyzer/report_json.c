@@ -142,7 +142,8 @@ static int edge_obj(jg g, const struct anl_result *r, const int *path,
 		return used;
 	yajl_gen_map_open(g);
 	num(g, "from", from);
-	num(g, "to", to);
+	/* "Any source": the member the search went through is no answer. */
+	num_or_null(g, "to", !ev->any_source, to);
 	str(g, "kind", anl_edge_kind_name(ev->kind));
 	comm_obj(g, r, ev->comm);
 	op_fields(g, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
@@ -155,6 +156,23 @@ static int edge_obj(jg g, const struct anl_result *r, const int *path,
 	num(g, "from_line", sr->call_line);
 	yajl_gen_map_close(g);
 	return used;
+}
+
+/* The part's ranks that the edges do not name, each with its wait into
+ * the part (anl_cycle_rest). */
+static void also_arr(jg g, const struct anl_result *r,
+		     const struct anl_cycle *c)
+{
+	struct anl_rest *rest;
+	int n = anl_cycle_rest(r, c, &rest);
+
+	key(g, "also");
+	yajl_gen_array_open(g);
+	for (int i = 0; i < n; i++)
+		if (rest[i].n)
+			edge_obj(g, r, rest[i].path, rest[i].n);
+	yajl_gen_array_close(g);
+	free(rest);
 }
 
 static void cycles_arr(jg g, const struct anl_result *r)
@@ -172,6 +190,7 @@ static void cycles_arr(jg g, const struct anl_result *r)
 		for (int k = 0; k < c->nedges;)
 			k += edge_obj(g, r, c->edges + k, c->nedges - k);
 		yajl_gen_array_close(g);
+		also_arr(g, r, c);
 		if (c->kind == ANL_CK_STUCK) {
 			char *reason = anl_stuck_reason(r, c);
 

@@ -39,8 +39,9 @@ static void put_rank(const struct anl_result *r, int rank, int comm,
 {
 	int local = local_rank(r, rank, comm);
 	bool show_local = local >= 0 && local != rank;
-	char *s = site ? anl_site(r, rank) : NULL;
 	enum wfg_state st = r->ranks[rank].state;
+	/* An exited rank has no site: "not in MPI" would mislead. */
+	char *s = site && st != WFG_GONE ? anl_site(r, rank) : NULL;
 
 	fprintf(out, "rank %d", rank);
 	if (show_local)
@@ -232,118 +233,32 @@ static void put_chain(const struct anl_result *r, const struct anl_cycle *c,
 	}
 }
 
-static bool in_part(const struct anl_cycle *c, int rank)
-{
-	int lo = 0, hi = c->nranks - 1;
-
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (c->ranks[mid] == rank)
-			return true;
-		if (c->ranks[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return false;
-}
-
-/* The ranks the chain's lines name (a collective's line names all its
- * members). */
-static void mark_chain(const struct anl_result *r, const struct anl_cycle *c,
-		       uint8_t *named)
-{
-	for (int k = 0; k < c->nedges; k++) {
-		int from = wfg_edge_from(r->g, c->edges[k]);
-		int to = wfg_edge_to(r->g, c->edges[k]);
-		const struct anl_ev *ev = anl_edge_ev(r, c->edges[k]);
-
-		if (from < r->nranks)
-			named[from] = 1;
-		if (to < r->nranks)
-			named[to] = 1;
-		if (from < r->nranks && ev && ev->kind == ANL_EK_COLL &&
-		    r->ranks[from].vcoll >= 0)
-			for (int i = 0; i < r->nranks; i++)
-				named[i] |= r->ranks[i].vcoll ==
-					    r->ranks[from].vcoll;
-	}
-}
-
-/* A wait of rank x into the part: an edge to one of its ranks, or
- * through a node of its own (a collective, "any") to one.  Writes the
- * edges into path; returns their number, 0 if there is none. */
-static int wait_into(const struct anl_result *r, const struct anl_cycle *c,
-		     int x, int path[2])
-{
-	int first, n = wfg_out(r->g, x, &first);
-
-	for (int e = first; e < first + n; e++) {
-		int to = wfg_edge_to(r->g, e), vfirst, vn;
-
-		if (to < r->nranks) {
-			if (!in_part(c, to))
-				continue;
-			path[0] = e;
-			return 1;
-		}
-		vn = wfg_out(r->g, to, &vfirst);
-		for (int f = vfirst; f < vfirst + vn; f++) {
-			int y = wfg_edge_to(r->g, f);
-
-			if (y < r->nranks && y != x && in_part(c, y)) {
-				path[0] = e;
-				path[1] = f;
-				return 2;
-			}
-		}
-	}
-	return 0;
-}
-
-/* The ranks of a cycle or knot the chain does not name, each with what
- * it waits for in it: the chain is the shortest cycle, which leaves out
- * some ranks of any part that is not a ring. */
+/* The ranks of a part its chain does not name, each with what it waits
+ * for (anl_cycle_rest). */
 static void put_rest(const struct anl_result *r, const struct anl_cycle *c,
 		     const struct anl_opts *o, FILE *out)
 {
-	uint8_t *named = xcalloc((size_t)r->nranks + 1, 1);
-	int shown = 0, more = 0;
+	struct anl_rest *rest;
+	int n = anl_cycle_rest(r, c, &rest), shown = 0;
 
-	mark_chain(r, c, named);
-	for (int i = 0; i < c->nranks; i++) {
-		int x = c->ranks[i], path[2], n;
-
-		if (named[x])
-			continue;
-		if (!o->all_ranks && shown >= TEXT_MAX_STEPS / 2) {
-			more++;
-			continue;
-		}
-		if (!shown)
+	for (int i = 0; i < n; i++) {
+		if (!o->all_ranks && shown >= TEXT_MAX_STEPS / 2)
+			break;
+		if (!shown++)
 			fputs("  also in it:\n", out);
-		n = wait_into(r, c, x, path);
-		if (n) {
-			put_step(r, path, n, out);
+		if (rest[i].n) {
+			put_step(r, rest[i].path, rest[i].n, out);
 		} else {
-			char *site = anl_site(r, x);
+			char *site = anl_site(r, rest[i].rank);
 
-			fprintf(out, "  rank %d (%s)\n", x, site);
+			fprintf(out, "  rank %d (%s)\n", rest[i].rank, site);
 			free(site);
 		}
-		shown++;
-		/* A collective's line names all its members. */
-		if (n && r->ranks[x].vcoll >= 0 &&
-		    anl_edge_ev(r, path[0]) &&
-		    anl_edge_ev(r, path[0])->kind == ANL_EK_COLL)
-			for (int k = 0; k < r->nranks; k++)
-				named[k] |= r->ranks[k].vcoll == r->ranks[x].vcoll;
 	}
-	if (more)
+	if (shown < n)
 		fprintf(out, "  ... %d more ranks (--all-ranks shows them)\n",
-			more);
-	free(named);
+			n - shown);
+	free(rest);
 }
 
 /* A stuck collective: its reason, then what each member's internal
@@ -417,8 +332,7 @@ static void put_cycles(const struct anl_result *r, const struct anl_opts *o,
 			put_stuck(r, c, o, out);
 		else
 			put_chain(r, c, o, out);
-		if (c->kind == ANL_CK_CYCLE || c->kind == ANL_CK_KNOT)
-			put_rest(r, c, o, out);
+		put_rest(r, c, o, out);
 	}
 }
 
@@ -489,6 +403,12 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 	const char *who = g->rs.count == 1 ? "rank" : "ranks";
 	char *site;
 
+	/* "exited before collection", not "exited (exited before ...)". */
+	if (g->key.role == ANL_ROLE_GONE && g->key.reason &&
+	    !strncmp(g->key.reason, "exited", 6)) {
+		fprintf(out, "  %s %s: %s\n", who, ranks, g->key.reason);
+		return;
+	}
 	if (g->key.role == ANL_ROLE_GONE || g->key.role == ANL_ROLE_UNKNOWN) {
 		fprintf(out, "  %s %s: %s%s%s%s\n", who, ranks,
 			g->key.role == ANL_ROLE_GONE ? "exited" : "not read",

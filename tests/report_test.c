@@ -123,6 +123,22 @@ Test(report, ranks_off_the_chain_are_shortened)
 	snap_free(s);
 }
 
+/* Blocked on an exited rank two ways: the collective's members are the
+ * chain, the receive from it is named too; the exited rank has no site
+ * and one "exited". */
+Test(report, every_rank_blocked_on_an_exited_rank_is_named)
+{
+	struct snap *s = sb_new(4);
+
+	sb_state(s, 0, SNAP_RANK_GONE, "exited before collection");
+	sb_call(s, 1, "MPI_Bcast", "early.c", 20);
+	sb_call(s, 2, "MPI_Bcast", "early.c", 20);
+	sb_recv(s, 3, 0, 0, "early.c", 18);
+	compare(s, &text, "dead_peer_rest.txt");
+	compare(s, &json, "dead_peer_rest.json");
+	snap_free(s);
+}
+
 /* A knot through an any-source receive: the finalizing ranks, which the
  * chain does not show, are named with what they wait for. */
 Test(report, ranks_of_a_knot_off_its_chain_are_named)
@@ -133,6 +149,7 @@ Test(report, ranks_of_a_knot_off_its_chain_are_named)
 	sb_call(s, 1, "MPI_Finalize", "any.c", 17);
 	sb_call(s, 2, "MPI_Finalize", "any.c", 17);
 	compare(s, &text, "anysource_knot.txt");
+	compare(s, &json, "anysource_knot.json");
 	snap_free(s);
 }
 
