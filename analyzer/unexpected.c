@@ -94,11 +94,37 @@ static char *tag_text(const struct snap_op *op)
 	return op->any_tag ? xstrdup("any tag") : xasprintf("tag %d", op->tag);
 }
 
+/* The unmatched messages after the first: "; also unmatched: rank 2's
+ * with tag 8, ..." (the first 3), then how many more. */
+static char *more_text(const struct anl_result *r, int rank,
+		       const int *found, int n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (n < 2)
+		return xstrdup("");
+	f = open_memstream(&text, &len);
+	fputs("; also unmatched:", f);
+	for (int i = 1; i < n && i < 4; i++) {
+		const struct snap_op *u = &r->s->ranks[rank].ops[found[i]];
+
+		fprintf(f, "%s rank %d's with tag %d", i > 1 ? "," : "",
+			u->peer_global, u->tag);
+	}
+	if (n > 4)
+		fprintf(f, " and %d more message%s", n - 4,
+			n - 4 == 1 ? "" : "s");
+	fclose(f);
+	return text;
+}
+
 char *anl_unexpected_text(const struct anl_result *r, int rank, int k)
 {
 	const struct snap_op *recv = &r->s->ranks[rank].ops[k];
 	const struct snap_op *u;
-	int found[1], n = anl_unexpected_find(r->s, rank, k, found, 1);
+	int found[4], n = anl_unexpected_find(r->s, rank, k, found, 4);
 	char *site, *rc = NULL, *uc = NULL, *from, *at, *tag, *text, *more;
 	bool other;
 
@@ -114,8 +140,7 @@ char *anl_unexpected_text(const struct anl_result *r, int rank, int k)
 	from = who(recv);
 	tag = tag_text(recv);
 	at = sent_at(r, rank, u);
-	more = n > 1 ? xasprintf("; %d more unmatched messages", n - 1)
-		     : xstrdup("");
+	more = more_text(r, rank, found, n);
 	text = xasprintf("rank %d waits for %s from %s%s (%s); a message from "
 			 "rank %d with tag %d%s arrived and is unmatched%s%s%s"
 			 "%s",

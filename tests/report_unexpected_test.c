@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analyzer/anl_int.h"
 #include "analyze.h"
 #include "md.h"
 #include "support/snapbuild.h"
@@ -81,6 +82,31 @@ Test(report_unexpected, tag_mismatch_names_the_unmatched_message)
 	unexpected(s, 1, 0, 0, 1);
 	compare(s, ANL_FORMAT_TEXT, "unexpected_tag.txt");
 	compare(s, ANL_FORMAT_JSON, "unexpected_tag.json");
+	snap_free(s);
+}
+
+/* Several unmatched messages: the first three after the first are named
+ * with their senders and tags, the rest counted. */
+Test(report_unexpected, further_unmatched_messages_are_named_then_counted)
+{
+	struct snap *s = sb_new(2);
+	struct anl_result *r;
+	char *text;
+
+	sb_call(s, 0, "MPI_Finalize", "tag.c", 30);
+	sb_recv(s, 1, 0, 2, "tag.c", 22);
+	for (int tag = 3; tag < 8; tag++)
+		unexpected(s, 1, 0, 0, tag);
+	r = anl_analyze(s);
+	text = anl_unexpected_text(r, 1, 0);
+	cr_assert_not_null(text);
+	cr_expect_not_null(strstr(text, "a message from rank 0 with tag 3 "
+					"arrived and is unmatched; also "
+					"unmatched: rank 0's with tag 4, rank "
+					"0's with tag 5, rank 0's with tag 6 "
+					"and 1 more message"), "%s", text);
+	free(text);
+	anl_result_free(r);
 	snap_free(s);
 }
 
