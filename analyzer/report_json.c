@@ -126,6 +126,8 @@ static void unmatched(jg g, const struct anl_result *r, int rank, int k)
 
 /* One edge between ranks; an edge into a virtual node is followed by the
  * node's own edge and shown as one.  Returns edges used. */
+static void alternatives(jg g, const struct anl_result *r, int e);
+
 static int edge_obj(jg g, const struct anl_result *r, const int *path,
 		    int left)
 {
@@ -154,8 +156,45 @@ static int edge_obj(jg g, const struct anl_result *r, const int *path,
 	str(g, "from_call", sr->mpi_call);
 	str(g, "from_file", sr->call_file);
 	num(g, "from_line", sr->call_line);
+	if (wfg_cond(r->g, from) == WFG_OR)
+		alternatives(g, r, path[0]);
 	yajl_gen_map_close(g);
 	return used;
+}
+
+/* An OR-waiter's other waits ("or"), any of which would release it: the
+ * same objects, without an "or" of their own. */
+static void alternatives(jg g, const struct anl_result *r, int e)
+{
+	int from = wfg_edge_from(r->g, e), first;
+	int n = wfg_out(r->g, from, &first);
+	bool open = false;
+
+	for (int k = first; k < first + n; k++) {
+		const struct anl_ev *ev = anl_edge_ev(r, k);
+		const struct snap_rank *sr = &r->s->ranks[from];
+		int to = wfg_edge_to(r->g, k);
+
+		if (k == e || !ev)
+			continue;
+		if (!open) {
+			key(g, "or");
+			yajl_gen_array_open(g);
+			open = true;
+		}
+		yajl_gen_map_open(g);
+		num_or_null(g, "to", to < r->nranks, to);
+		str(g, "kind", anl_edge_kind_name(ev->kind));
+		comm_obj(g, r, ev->comm);
+		op_fields(g, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
+		if (ev->op >= 0)
+			unmatched(g, r, from, ev->op);
+		boolean(g, "any_source", ev->any_source);
+		boolean(g, "inferred", ev->inferred);
+		yajl_gen_map_close(g);
+	}
+	if (open)
+		yajl_gen_array_close(g);
 }
 
 /* The part's ranks that the edges do not name, each with its wait into

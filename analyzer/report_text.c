@@ -9,6 +9,7 @@
 
 /* Cycles longer than this many steps are shortened without --all-ranks. */
 #define TEXT_MAX_STEPS 12
+#define TEXT_MAX_ALTERNATIVES 4
 
 char *anl_site(const struct anl_result *r, int rank)
 {
@@ -161,6 +162,34 @@ static char *coll_members(const struct anl_result *r, int node, int *n)
 	return text;
 }
 
+/* The other waits of an OR-waiter (MPI_Waitany, MPI_Waitsome, a receive
+ * with several candidates) whose edge e a chain shows: any of them would
+ * release it, and each is held too. */
+static void put_alternatives(const struct anl_result *r, int e, FILE *out)
+{
+	int from = wfg_edge_from(r->g, e), first;
+	int n = wfg_out(r->g, from, &first), shown = 0;
+
+	for (int k = first; k < first + n; k++) {
+		const struct anl_ev *ev = anl_edge_ev(r, k);
+		int to = wfg_edge_to(r->g, k);
+
+		if (k == e || !ev)
+			continue;
+		if (shown == TEXT_MAX_ALTERNATIVES) {
+			fprintf(out, "      ... or %d more\n",
+				n - 1 - shown);
+			return;
+		}
+		if (to < r->nranks)
+			fprintf(out, "      or for rank %d: ", to);
+		else
+			fputs("      or for any rank: ", out);
+		put_detail(r, ev, out);
+		shown++;
+	}
+}
+
 /* One step of a chain: an edge between ranks, or rank -> virtual ->
  * rank shown as one line.  Returns the number of edges used. */
 static int put_step(const struct anl_result *r, const int *path, int left,
@@ -206,6 +235,8 @@ static int put_step(const struct anl_result *r, const int *path, int left,
 		put_detail(r, ev, out);
 	else
 		fputs("waits\n", out);
+	if (from < r->nranks && wfg_cond(r->g, from) == WFG_OR)
+		put_alternatives(r, path[0], out);
 	return used;
 }
 

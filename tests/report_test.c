@@ -139,6 +139,22 @@ Test(report, every_rank_blocked_on_an_exited_rank_is_named)
 	snap_free(s);
 }
 
+/* MPI_Waitany on two receives: the chain takes one, the other is named
+ * as the alternative that would release it too. */
+Test(report, or_wait_names_its_other_requests)
+{
+	struct snap *s = sb_new(3);
+
+	sb_call(s, 0, "MPI_Waitany", "any.c", 16);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 1, 5, 4);
+	sb_op(s, 0, SNAP_OP_RECV, 0, 2, 5, 4);
+	sb_call(s, 1, "MPI_Finalize", "any.c", 30);
+	sb_call(s, 2, "MPI_Finalize", "any.c", 30);
+	compare(s, &text, "waitany_alternatives.txt");
+	compare(s, &json, "waitany_alternatives.json");
+	snap_free(s);
+}
+
 /* A knot through an any-source receive: the finalizing ranks, which the
  * chain does not show, are named with what they wait for. */
 Test(report, ranks_of_a_knot_off_its_chain_are_named)
