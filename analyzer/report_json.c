@@ -214,6 +214,35 @@ static void also_arr(jg g, const struct anl_result *r,
 	free(rest);
 }
 
+/* A stuck collective's members' pending internal requests (ob1), as the
+ * text report lists them. */
+static void internal_arr(jg g, const struct anl_result *r,
+			 const struct anl_cycle *c)
+{
+	key(g, "internal_requests");
+	yajl_gen_array_open(g);
+	for (int i = 0; i < c->nranks; i++) {
+		const struct snap_rank *sr = &r->s->ranks[c->ranks[i]];
+
+		for (int k = 0; k < sr->nops; k++) {
+			const struct snap_op *op = &sr->ops[k];
+			int peer = anl_op_peer(r, op);
+
+			if (!anl_op_internal(op) || op->status == SNAP_ST_COMPLETE)
+				continue;
+			yajl_gen_map_open(g);
+			num(g, "from", c->ranks[i]);
+			num_or_null(g, "to", peer >= 0 && peer < r->nranks, peer);
+			str(g, "kind", op->kind == SNAP_OP_SEND ? "send"
+								 : "receive");
+			comm_obj(g, r, op->comm);
+			op_fields(g, op);
+			yajl_gen_map_close(g);
+		}
+	}
+	yajl_gen_array_close(g);
+}
+
 static void cycles_arr(jg g, const struct anl_result *r)
 {
 	key(g, "cycles");
@@ -236,6 +265,7 @@ static void cycles_arr(jg g, const struct anl_result *r)
 			str(g, "reason", reason);
 			boolean(g, "internal_requests_read",
 				r->v[c->vnode].evidence);
+			internal_arr(g, r, c);
 			free(reason);
 		}
 		yajl_gen_map_close(g);
