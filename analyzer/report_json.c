@@ -399,6 +399,8 @@ static void disagreements_arr(jg g, const struct anl_result *r)
 		for (int k = 0; k < d[i].ngroups; k++) {
 			yajl_gen_map_open(g);
 			track_fields(g, r, d[i].groups[k].rec);
+			num_or_null(g, "ncalls", d[i].groups[k].rec->ncalls,
+				    (long long)d[i].groups[k].rec->ncalls);
 			int_array(g, "ranks", d[i].groups[k].ranks,
 				  d[i].groups[k].nranks);
 			yajl_gen_map_close(g);

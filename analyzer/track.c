@@ -497,10 +497,58 @@ static char *args_text(const struct anl_result *r,
 	return xstrdup(buf);
 }
 
+/*
+ * "; rank 0 is at its collective #1 on MPI_COMM_WORLD, ranks 1-2 at their
+ * #2: ..." when the groups, on one communicator, have called different
+ * numbers of collectives on it: the calls shown are not the first that
+ * disagree, which the ranks further on went past (an eager MPI_Reduce
+ * completes at a non-root).  "" otherwise.
+ */
+static char *count_text(const struct anl_result *r,
+			const struct anl_disagree *d)
+{
+	char *out, *next, *comm;
+	bool differ = false;
+
+	if (d->differ & D_COMM)
+		return xstrdup("");
+	for (int g = 0; g < d->ngroups; g++) {
+		if (!d->groups[g].rec->ncalls)
+			return xstrdup("");
+		differ |= d->groups[g].rec->ncalls != d->groups[0].rec->ncalls;
+	}
+	if (!differ)
+		return xstrdup("");
+	out = xstrdup(";");
+	for (int g = 0; g < d->ngroups; g++) {
+		const struct anl_coll_group *x = &d->groups[g];
+		char *who = anl_ranks_text(x->ranks, x->nranks);
+
+		next = xasprintf("%s%s %s %s at %s #%llu", out, g ? "," : "",
+				 who, x->nranks == 1 ? "is" : "are",
+				 x->nranks == 1 ? "its" : "their",
+				 (unsigned long long)x->rec->ncalls);
+		free(out);
+		free(who);
+		out = next;
+		if (g)
+			continue;
+		comm = anl_track_comm(r, x->rec);
+		next = xasprintf("%s collective on %s", out, comm);
+		free(out);
+		free(comm);
+		out = next;
+	}
+	next = xasprintf("%s: the first calls that disagree came earlier, "
+			 "and the ranks further on went past them", out);
+	free(out);
+	return next;
+}
+
 char *anl_disagree_text(const struct anl_result *r,
 			const struct anl_disagree *d)
 {
-	char *out = xstrdup(""), *next;
+	char *out = xstrdup(""), *next, *counts;
 
 	for (int g = 0; g < d->ngroups; g++) {
 		const struct snap_track_rec *t = d->groups[g].rec;
@@ -518,5 +566,9 @@ char *anl_disagree_text(const struct anl_result *r,
 		free(args);
 		free(at);
 	}
-	return out;
+	counts = count_text(r, d);
+	next = xasprintf("%s%s", out, counts);
+	free(out);
+	free(counts);
+	return next;
 }

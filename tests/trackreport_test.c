@@ -237,6 +237,32 @@ Test(trackreport, reduce_with_two_roots_says_who_called_what)
 	snap_free(s);
 }
 
+/* Rank 0 in its first collective on MPI_COMM_WORLD (MPI_Allreduce), rank
+ * 1 in its second (MPI_Barrier): it went past the first with a call that
+ * did not match (an eager MPI_Reduce), and the text says so. */
+Test(trackreport, members_at_different_collectives_are_told_apart)
+{
+	struct snap *s = sb_new(2);
+	struct snap_track_rec *t;
+	char *out;
+
+	sb_call(s, 0, "MPI_Allreduce", "a.c", 11);
+	t = rec(s, 0, SNAP_TRACK_COLL, "MPI_Allreduce", "a.c", 11);
+	t->ncalls = 1;
+	sb_call(s, 1, "MPI_Barrier", "a.c", 15);
+	t = rec(s, 1, SNAP_TRACK_COLL, "MPI_Barrier", "a.c", 15);
+	t->ncalls = 2;
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(out, "rank 0 called MPI_Allreduce at a.c:11, rank 1 "
+			      "called MPI_Barrier at a.c:15; rank 0 is at its "
+			      "#1 collective on MPI_COMM_WORLD, rank 1 is at "
+			      "its #2: the first calls that disagree came "
+			      "earlier"), "%s", out);
+	free(out);
+	expect_json(s, P("disagreements", "0", "groups", "1", "ncalls"), "2");
+	snap_free(s);
+}
+
 Test(trackreport, counts_datatypes_and_operations_that_differ_are_named)
 {
 	struct snap *s = sb_new(3);
