@@ -371,7 +371,8 @@ static void put_cycles(const struct anl_result *r, const struct anl_opts *o,
 struct gkey {
 	int role;
 	int what;		/* 0 plain, 1 moving, 2 non-blocking call,
-				 * 3 message in transfer, 4 all finishing */
+				 * 3 message in transfer, 4 all finishing,
+				 * 5 in MPI_Init */
 	const char *call, *file, *func, *reason;
 	int line;
 	int pad;		/* hashed as bytes: no implicit padding */
@@ -402,6 +403,7 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 	if (k.role == ANL_ROLE_ACTIVE && sr->mpi_call)
 		k.what = r->ranks[i].transfer ? 3 :
 			 r->ranks[i].finishing ? 4 :
+			 !strncmp(sr->mpi_call, "MPI_Init", 8) ? 5 :
 			 sr->progress == SNAP_PROGRESS_CHANGED ? 1 : 2;
 	return k;
 }
@@ -423,7 +425,9 @@ static const char *group_text(const struct anl_result *r,
 		return k->what == 1 ? "making progress" :
 		       k->what == 2 ? "does not block" :
 		       k->what == 3 ? "a matched message is in transfer" :
-		       k->what == 4 ? "finishing (every rank is in it)" : "";
+		       k->what == 4 ? "finishing (every rank is in it)" :
+		       k->what == 5 ? "starting: MPI_Init waits for every "
+				      "rank to call it" : "";
 	}
 	return "";
 }
@@ -448,8 +452,12 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 			g->key.reason ? ")" : "");
 		return;
 	}
+	/* Where a rank outside MPI is: what holds up the ones that wait
+	 * for it (ranks at other places are other groups). */
 	if (!g->key.call) {
-		fprintf(out, "  %s %s: running (not in MPI)\n", who, ranks);
+		site = anl_site(r, g->first);
+		fprintf(out, "  %s %s: running (%s)\n", who, ranks, site);
+		free(site);
 		return;
 	}
 	site = anl_site(r, g->first);

@@ -54,6 +54,8 @@ static void fill_job(struct col *c, const struct pt_job *job)
 			job->given_pid, job->given_rank, job->starter_pid);
 	s->looks = c->o->looks;
 	s->interval_ms = c->o->interval_ms;
+	if (job->note)
+		snap_note(s, "%s", job->note);
 	snap_set_nranks(s, job->nranks);
 	for (i = 0; i < job->nranks; i++) {
 		struct snap_rank *r = &s->ranks[i];

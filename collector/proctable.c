@@ -55,6 +55,7 @@ void pt_job_free(struct pt_job *j)
 	}
 	free(j->procs);
 	free(j->starter_exe);
+	free(j->note);
 	free(j);
 }
 
@@ -254,12 +255,48 @@ static int find_given_rank(const struct pt_job *j, int pid)
 }
 
 /*
+ * An Open MPI mpirun whose table is not filled yet (a rank is not past
+ * MPI_Init, and may never be: a read that hangs before it): its ranks on
+ * this host are its children, each with OMPI_COMM_WORLD_RANK and _SIZE.
+ * Returns 0 and *out when every rank is one of them, else 1.
+ */
+static int children_job(struct tgt *t, struct pt_job **out)
+{
+	struct pt_job *j = xcalloc(1, sizeof(*j));
+	char host[256] = "";
+	int found = 0;
+
+	*out = NULL;
+	gethostname(host, sizeof(host) - 1);
+	pt_add_children(t, j, host, "OMPI_COMM_WORLD_RANK",
+			"OMPI_COMM_WORLD_SIZE");
+	for (int i = 0; i < j->nranks; i++) {
+		j->procs[i].rank = i;
+		found += j->procs[i].pid > 0;
+	}
+	if (!j->nranks || found < j->nranks) {
+		pt_job_free(j);
+		return 1;
+	}
+	j->starter_pid = tgt_pid(t);
+	if (tgt_exe(t))
+		j->starter_exe = xstrdup(tgt_exe(t));
+	j->note = xasprintf("mpirun pid %d has not filled its MPIR process "
+			    "table: a rank is not past MPI_Init (the ranks "
+			    "were found as its children, by "
+			    "OMPI_COMM_WORLD_RANK)", tgt_pid(t));
+	*out = j;
+	return 0;
+}
+
+/*
  * Up from t (borrowed) to the starter: the first process with a filled
- * table, opened through the ops (*starter, the caller's; NULL if none).
- * Returns 0, or -MD_E_NOTREADY (reported).
+ * table, opened through the ops (*starter, the caller's; NULL if none),
+ * or one whose table is not filled yet but whose children are all the
+ * ranks (*job then set).  Returns 0, or -MD_E_NOTREADY (reported).
  */
 static int walk_up(struct tgt *t, pt_lookup_fn lookup, void *ctx,
-		   struct tgt **starter, bool *rank_seen)
+		   struct tgt **starter, bool *rank_seen, struct pt_job **job)
 {
 	struct tgt *cur = t, *next;
 	struct tgt_stat st;
@@ -280,6 +317,11 @@ static int walk_up(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 		 * with an empty table (Open MPI's orted, Hydra's proxy). */
 		if (k == PT_STARTER_EARLY && strcmp(st.comm, "orted") != 0 &&
 		    strcmp(st.comm, "hydra_pmi_proxy") != 0) {
+			/* Its children may still tell the ranks. */
+			if (children_job(cur, job) == 0) {
+				*starter = cur;
+				return 0;
+			}
 			report_not_ready(tgt_pid(cur), &h);
 			if (cur != t)
 				tgt_free(cur);
@@ -304,6 +346,7 @@ int pt_acquire_from(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 {
 	struct tgt_stat st = { .comm = "?" };
 	struct tgt *starter = NULL;
+	struct pt_job *early = NULL;
 	bool rank_seen = false;
 	int r;
 
@@ -311,10 +354,13 @@ int pt_acquire_from(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 		md_error("no process with pid %d", tgt_pid(t));
 		return -MD_E_NOSUCH;
 	}
-	r = walk_up(t, lookup, ctx, &starter, &rank_seen);
+	r = walk_up(t, lookup, ctx, &starter, &rank_seen, &early);
 	if (r < 0)
 		return r;
-	if (!starter) {
+	if (early) {
+		*out = early;
+		r = 0;
+	} else if (!starter) {
 		/* Hydra without a table: its proxies know the ranks. */
 		r = pt_hydra_job(t, out);
 		if (r > 0)

@@ -49,6 +49,8 @@ struct pt_job {
 	int given_rank;		/* its rank if it was a rank, else -1 */
 	int nranks;
 	struct pt_proc *procs;	/* nranks entries, index == rank */
+	char *note;		/* how the ranks were found, when not by the
+				 * table: for the snapshot's notes; NULL */
 };
 
 void pt_job_free(struct pt_job *j);
@@ -93,6 +95,16 @@ int pt_acquire_from(struct tgt *t, pt_lookup_fn lookup, void *ctx,
  * -MD_E_NOTMPI (ranks on other hosts, which only the table would name).
  */
 int pt_hydra_job(struct tgt *t, struct pt_job **out);
+
+/*
+ * Place the children of parent (borrowed) into j by the rank and size
+ * their environment gives in rank_var and size_var (Hydra's proxies:
+ * PMI_RANK, PMI_SIZE; Open MPI's mpirun or orted: OMPI_COMM_WORLD_RANK,
+ * OMPI_COMM_WORLD_SIZE), as processes of host; j->procs is made at the
+ * first child's size.  Children without them are skipped.
+ */
+void pt_add_children(struct tgt *parent, struct pt_job *j, const char *host,
+		     const char *rank_var, const char *size_var);
 
 /* Whether comm names an MPI launcher (mpirun, mpiexec, orterun, ...). */
 bool pt_is_launcher(const char *comm);

@@ -86,21 +86,21 @@ static int env_int(struct tgt *t, const char *name, int *v)
 	return 0;
 }
 
-/* Place proxy's children by their PMI_RANK. */
-static void add_ranks(struct tgt *proxy, struct pt_job *j, const char *host)
+void pt_add_children(struct tgt *parent, struct pt_job *j, const char *host,
+		     const char *rank_var, const char *size_var)
 {
 	int *kids = NULL, n = 0;
 
-	if (tgt_children(proxy, &kids, &n) < 0)
+	if (tgt_children(parent, &kids, &n) < 0)
 		return;
 	for (int i = 0; i < n; i++) {
 		struct tgt *c = NULL;
 		int rank, size;
 
-		if (tgt_open_other(proxy, kids[i], &c) < 0)
+		if (tgt_open_other(parent, kids[i], &c) < 0)
 			continue;
-		if (env_int(c, "PMI_RANK", &rank) == 0 &&
-		    env_int(c, "PMI_SIZE", &size) == 0) {
+		if (env_int(c, rank_var, &rank) == 0 &&
+		    env_int(c, size_var, &size) == 0) {
 			if (!j->procs) {
 				j->nranks = size;
 				j->procs = xcalloc((size_t)size,
@@ -139,7 +139,8 @@ static struct pt_job *job_of(struct tgt *mpiexec)
 
 			if (tgt_open_other(mpiexec, kids[i], &c) == 0 &&
 			    stat_of(c, &st) && !strcmp(st.comm, HY_PROXY))
-				add_ranks(c, j, host);
+				pt_add_children(c, j, host, "PMI_RANK",
+						"PMI_SIZE");
 			tgt_free(c);
 		}
 	free(kids);

@@ -601,3 +601,73 @@ Test(e2e_proctable, rank_pid_walks_up_to_mpirun, .fini = job_fini,
 	/* Memory reads only: mpirun was never stopped. */
 	cr_expect_neq(tr_proc_state(job.mpirun), 't');
 }
+
+/*
+ * Open MPI's mpirun (100) whose table is still empty (a rank not past
+ * MPI_Init), with nlocal of size ranks as its children (300..), each
+ * with OMPI_COMM_WORLD_RANK and _SIZE.
+ */
+static void early_job(struct tgt **mpirun, struct tgt **ranks, int nlocal,
+		      int size)
+{
+	char env[48];
+
+	*mpirun = fake_starter_at(100, 0, 0, NULL, NULL, NULL);
+	tgt_fake_set_stat(*mpirun, 'S', 1, "mpirun");
+	for (int i = 0; i < nlocal; i++) {
+		ranks[i] = tgt_fake_new(300 + i);
+		tgt_fake_set_stat(ranks[i], 'S', 100, "app");
+		tgt_fake_set_exe(ranks[i], "/tmp/app");
+		snprintf(env, sizeof(env), "OMPI_COMM_WORLD_RANK=%d", i);
+		tgt_fake_setenv(ranks[i], env);
+		snprintf(env, sizeof(env), "OMPI_COMM_WORLD_SIZE=%d", size);
+		tgt_fake_setenv(ranks[i], env);
+		tgt_fake_link(ranks[i], *mpirun);
+		tgt_fake_link(*mpirun, ranks[i]);
+	}
+}
+
+/* A rank that hangs before MPI_Init keeps the table empty for good: the
+ * ranks are found as mpirun's children, and the job says so. */
+Test(proctable, empty_table_finds_the_ranks_as_children_of_mpirun)
+{
+	struct tgt *mpirun, *ranks[3];
+	struct pt_job *j = NULL;
+
+	early_job(&mpirun, ranks, 3, 3);
+	cr_assert_eq(pt_acquire_from(mpirun, walk_lookup, NULL, &j), 0);
+	cr_expect_eq(j->starter_pid, 100);
+	cr_expect_eq(j->nranks, 3);
+	for (int r = 0; r < 3; r++) {
+		cr_expect_eq(j->procs[r].pid, 300 + r);
+		cr_expect(j->procs[r].local);
+	}
+	cr_expect_not_null(j->note);
+	cr_expect_not_null(strstr(j->note ? j->note : "", "not past MPI_Init"));
+	pt_job_free(j);
+	for (int i = 0; i < 3; i++)
+		tgt_free(ranks[i]);
+	tgt_free(mpirun);
+}
+
+/* Some ranks elsewhere (or not started): still "try again". */
+Test(proctable, empty_table_with_ranks_missing_is_not_ready)
+{
+	struct tgt *mpirun, *ranks[2];
+	struct pt_job *j = NULL;
+	struct tr_capture cap;
+	char *err;
+	int r;
+
+	early_job(&mpirun, ranks, 2, 3);
+	tr_stderr_begin(&cap);
+	r = pt_acquire_from(mpirun, walk_lookup, NULL, &j);
+	err = tr_stderr_end(&cap);
+	cr_expect_eq(r, -MD_E_NOTREADY);
+	cr_expect_null(j);
+	cr_expect_not_null(strstr(err, "try again"), "stderr: %s", err);
+	free(err);
+	for (int i = 0; i < 2; i++)
+		tgt_free(ranks[i]);
+	tgt_free(mpirun);
+}

@@ -155,6 +155,30 @@ Test(report, or_wait_names_its_other_requests)
 	snap_free(s);
 }
 
+/* A rank outside MPI is shown where it is, which is what the ranks that
+ * wait for it wait on. */
+Test(report, running_rank_is_shown_where_it_is)
+{
+	struct snap *s = sb_new(2);
+	struct anl_result *r;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	sb_recv(s, 0, 1, 3, "slow.c", 20);
+	s->ranks[1].call_func = snap_str(s, "compute");
+	s->ranks[1].call_file = snap_str(s, "slow.c");
+	s->ranks[1].call_line = 9;
+	r = anl_analyze(s);
+	anl_report(r, &text, f);
+	fclose(f);
+	cr_expect_not_null(strstr(out, "  rank 1: running (not in MPI at "
+				       "slow.c:9)\n"), "%s", out);
+	anl_result_free(r);
+	free(out);
+	snap_free(s);
+}
+
 /* A knot through an any-source receive: the finalizing ranks, which the
  * chain does not show, are named with what they wait for. */
 Test(report, ranks_of_a_knot_off_its_chain_are_named)
