@@ -133,6 +133,11 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 		if (op && op->datatype)
 			fprintf(out, " (%llu x %s)",
 				(unsigned long long)op->count, op->datatype);
+		/* A derived datatype has no name unless the program gave
+		 * it one (MPI_Type_set_name). */
+		else if (op && !anl_op_probe(op) && op->length && op->count)
+			fprintf(out, " (%llu x unnamed datatype)",
+				(unsigned long long)op->count);
 	}
 	fprintf(out, "%s\n", ev->inferred ? " [inferred]" : "");
 	if (op)
