@@ -128,6 +128,22 @@ static void unmatched(jg g, const struct anl_result *r, int rank, int k)
  * node's own edge and shown as one.  Returns edges used. */
 static void alternatives(jg g, const struct anl_result *r, int e);
 
+/* What a wait of ev->rank is, to rank to (-1: null). */
+static void wait_fields(jg g, const struct anl_result *r,
+			const struct anl_ev *ev, int to)
+{
+	const struct snap_rank *sr = &r->s->ranks[ev->rank];
+
+	num_or_null(g, "to", to >= 0, to);
+	str(g, "kind", anl_edge_kind_name(ev->kind));
+	comm_obj(g, r, ev->comm);
+	op_fields(g, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
+	if (ev->op >= 0)
+		unmatched(g, r, ev->rank, ev->op);
+	boolean(g, "any_source", ev->any_source);
+	boolean(g, "inferred", ev->inferred);
+}
+
 static int edge_obj(jg g, const struct anl_result *r, const int *path,
 		    int left)
 {
@@ -145,14 +161,7 @@ static int edge_obj(jg g, const struct anl_result *r, const int *path,
 	yajl_gen_map_open(g);
 	num(g, "from", from);
 	/* "Any source": the member the search went through is no answer. */
-	num_or_null(g, "to", !ev->any_source, to);
-	str(g, "kind", anl_edge_kind_name(ev->kind));
-	comm_obj(g, r, ev->comm);
-	op_fields(g, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
-	if (ev->op >= 0)
-		unmatched(g, r, from, ev->op);
-	boolean(g, "any_source", ev->any_source);
-	boolean(g, "inferred", ev->inferred);
+	wait_fields(g, r, ev, ev->any_source ? -1 : to);
 	str(g, "from_call", sr->mpi_call);
 	str(g, "from_file", sr->call_file);
 	num(g, "from_line", sr->call_line);
@@ -172,7 +181,6 @@ static void alternatives(jg g, const struct anl_result *r, int e)
 
 	for (int k = first; k < first + n; k++) {
 		const struct anl_ev *ev = anl_edge_ev(r, k);
-		const struct snap_rank *sr = &r->s->ranks[from];
 		int to = wfg_edge_to(r->g, k);
 
 		if (k == e || !ev)
@@ -183,14 +191,7 @@ static void alternatives(jg g, const struct anl_result *r, int e)
 			open = true;
 		}
 		yajl_gen_map_open(g);
-		num_or_null(g, "to", to < r->nranks, to);
-		str(g, "kind", anl_edge_kind_name(ev->kind));
-		comm_obj(g, r, ev->comm);
-		op_fields(g, ev->op >= 0 ? &sr->ops[ev->op] : NULL);
-		if (ev->op >= 0)
-			unmatched(g, r, from, ev->op);
-		boolean(g, "any_source", ev->any_source);
-		boolean(g, "inferred", ev->inferred);
+		wait_fields(g, r, ev, to < r->nranks ? to : -1);
 		yajl_gen_map_close(g);
 	}
 	if (open)
