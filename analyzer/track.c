@@ -498,51 +498,61 @@ static char *args_text(const struct anl_result *r,
 }
 
 /*
- * "; rank 0 is at its collective #1 on MPI_COMM_WORLD, ranks 1-2 at their
- * #2: ..." when the groups, on one communicator, have called different
- * numbers of collectives on it: the calls shown are not the first that
- * disagree, which the ranks further on went past (an eager MPI_Reduce
- * completes at a non-root).  "" otherwise.
+ * When the groups, on one communicator, have called different numbers of
+ * collectives on it: "; ranks 1-2 went past collective #1 on
+ * MPI_COMM_WORLD, where rank 0 still is (its MPI_Allreduce at a.c:11):
+ * they parted there (the calls, roots or counts of that collective
+ * differ)".  The calls shown are then not where they parted: an eager
+ * MPI_Reduce completes at a non-root, a root's MPI_Scatterv with a count
+ * of 0 at the others.  "" otherwise.
  */
 static char *count_text(const struct anl_result *r,
 			const struct anl_disagree *d)
 {
-	char *out, *next, *comm;
-	bool differ = false;
+	const struct anl_coll_group *low = NULL;
+	struct anl_ranges past;
+	char *out, *comm, *at;
 
 	if (d->differ & D_COMM)
 		return xstrdup("");
 	for (int g = 0; g < d->ngroups; g++) {
 		if (!d->groups[g].rec->ncalls)
 			return xstrdup("");
-		differ |= d->groups[g].rec->ncalls != d->groups[0].rec->ncalls;
+		if (!low || d->groups[g].rec->ncalls < low->rec->ncalls)
+			low = &d->groups[g];
 	}
-	if (!differ)
+	anl_ranges_init(&past);
+	for (int g = 0; g < d->ngroups; g++)
+		if (d->groups[g].rec->ncalls > low->rec->ncalls)
+			for (int k = 0; k < d->groups[g].nranks; k++)
+				anl_ranges_add(&past, d->groups[g].ranks[k]);
+	if (!past.count) {
+		anl_ranges_free(&past);
 		return xstrdup("");
-	out = xstrdup(";");
-	for (int g = 0; g < d->ngroups; g++) {
-		const struct anl_coll_group *x = &d->groups[g];
-		char *who = anl_ranks_text(x->ranks, x->nranks);
-
-		next = xasprintf("%s%s %s %s at %s #%llu", out, g ? "," : "",
-				 who, x->nranks == 1 ? "is" : "are",
-				 x->nranks == 1 ? "its" : "their",
-				 (unsigned long long)x->rec->ncalls);
-		free(out);
-		free(who);
-		out = next;
-		if (g)
-			continue;
-		comm = anl_track_comm(r, x->rec);
-		next = xasprintf("%s collective on %s", out, comm);
-		free(out);
-		free(comm);
-		out = next;
 	}
-	next = xasprintf("%s: the first calls that disagree came earlier, "
-			 "and the ranks further on went past them", out);
-	free(out);
-	return next;
+	comm = anl_track_comm(r, low->rec);
+	at = anl_track_site(low->rec);
+	out = anl_ranks_text(low->ranks, low->nranks);
+	{
+		char *text = xasprintf("; %s %s went past collective #%llu on "
+				       "%s, where %s still %s (%s %s at %s): "
+				       "they parted there (the calls, roots "
+				       "or counts of that collective differ)",
+				       past.count == 1 ? "rank" : "ranks",
+				       anl_ranges_str(&past),
+				       (unsigned long long)low->rec->ncalls,
+				       comm, out,
+				       low->nranks == 1 ? "is" : "are",
+				       low->nranks == 1 ? "its" : "their",
+				       low->rec->call, at);
+
+		free(out);
+		out = text;
+	}
+	free(comm);
+	free(at);
+	anl_ranges_free(&past);
+	return out;
 }
 
 char *anl_disagree_text(const struct anl_result *r,

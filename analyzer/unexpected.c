@@ -9,6 +9,17 @@
 
 #include "anl_int.h"
 #include "md.h"
+#include "mpicall.h"
+
+/* A message from another source, with the tag the receive wants, on its
+ * communicator: the receive may name the wrong source. */
+static bool other_source(const struct snap_op *recv, const struct snap_op *u)
+{
+	return u->kind == SNAP_OP_UNEXPECTED && u->tag >= 0 &&
+	       recv->peer_global >= 0 && u->peer_global >= 0 &&
+	       u->peer_global != recv->peer_global && recv->comm >= 0 &&
+	       u->comm == recv->comm && (recv->any_tag || u->tag == recv->tag);
+}
 
 /* Does the unexpected message u explain why recv waits? */
 static bool explains(const struct snap_op *recv, const struct snap_op *u)
@@ -44,12 +55,15 @@ int anl_unexpected_find(const struct snap *s, int rank, int k, int *out,
 
 	if (recv->kind != SNAP_OP_RECV)
 		return 0;
-	for (int i = 0; i < sr->nops; i++)
-		if (explains(recv, &sr->ops[i])) {
-			if (n < max)
-				out[n] = i;
-			n++;
-		}
+	/* The peer's own messages first, then those of other sources. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < sr->nops; i++)
+			if (pass ? other_source(recv, &sr->ops[i])
+				 : explains(recv, &sr->ops[i])) {
+				if (n < max)
+					out[n] = i;
+				n++;
+			}
 	return n;
 }
 
@@ -62,7 +76,11 @@ static char *sent_at(const struct anl_result *r, int rank,
 	if (u->peer_global < 0 || u->peer_global >= r->s->nranks)
 		return NULL;
 	pr = &r->s->ranks[u->peer_global];
-	if (pr->state != SNAP_RANK_COLLECTED || !pr->call_file)
+	/* Only a sender stopped in its send is where the message was sent
+	 * (one polling its MPI_Issend with MPI_Test is elsewhere). */
+	if (pr->state != SNAP_RANK_COLLECTED || !pr->call_file ||
+	    (md_call_class(pr->mpi_call) != MD_CALL_SEND &&
+	     md_call_class(pr->mpi_call) != MD_CALL_SENDRECV))
 		return NULL;
 	for (int i = 0; i < pr->nops; i++) {
 		const struct snap_op *o = &pr->ops[i];

@@ -160,6 +160,45 @@ Test(report_unexpected, messages_from_others_or_of_collectives_explain_nothing)
 	snap_free(s);
 }
 
+/* Rank 1 receives tag 2 from rank 0; rank 2's message with tag 2 sits
+ * unmatched: the receive may name the wrong source, and the report
+ * shows that message. */
+Test(report_unexpected, message_of_another_source_with_the_tag_is_named)
+{
+	struct snap *s = sb_new(3);
+	char *got;
+
+	sb_call(s, 0, "MPI_Finalize", "t.c", 30);
+	sb_call(s, 2, "MPI_Finalize", "t.c", 30);
+	sb_recv(s, 1, 0, 2, "t.c", 22);
+	unexpected(s, 1, 0, 2, 2);
+	got = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(got, "rank 1 waits for tag 2 from rank 0 (MPI_Recv at "
+			      "t.c:22); a message from rank 2 with tag 2 "
+			      "arrived and is unmatched"), "%s", got);
+	free(got);
+	snap_free(s);
+}
+
+/* The sender polls its MPI_Issend with MPI_Test elsewhere: where it
+ * stands is not where it sent. */
+Test(report_unexpected, sender_that_is_not_in_a_send_gives_no_sent_at)
+{
+	struct snap *s = sb_new(2);
+	char *got;
+
+	sb_call(s, 0, "MPI_Test", "t.c", 20);
+	sb_op(s, 0, SNAP_OP_SEND, 0, 1, 1, 4);
+	sb_recv(s, 1, 0, 2, "t.c", 27);
+	unexpected(s, 1, 0, 0, 1);
+	got = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(got, "a message from rank 0 with tag 1 arrived and "
+			      "is unmatched"), "%s", got);
+	cr_expect(!strstr(got, "sent at"), "%s", got);
+	free(got);
+	snap_free(s);
+}
+
 Test(report_unexpected, full_datatype_name_follows_the_bytes)
 {
 	struct snap *s = sb_new(2);

@@ -254,10 +254,10 @@ Test(trackreport, members_at_different_collectives_are_told_apart)
 	t->ncalls = 2;
 	out = render(s, ANL_FORMAT_TEXT);
 	cr_expect(strstr(out, "rank 0 called MPI_Allreduce at a.c:11, rank 1 "
-			      "called MPI_Barrier at a.c:15; rank 0 is at its "
-			      "#1 collective on MPI_COMM_WORLD, rank 1 is at "
-			      "its #2: the first calls that disagree came "
-			      "earlier"), "%s", out);
+			      "called MPI_Barrier at a.c:15; rank 1 went past "
+			      "collective #1 on MPI_COMM_WORLD, where rank 0 "
+			      "still is (its MPI_Allreduce at a.c:11): they "
+			      "parted there"), "%s", out);
 	free(out);
 	expect_json(s, P("disagreements", "0", "groups", "1", "ncalls"), "2");
 	snap_free(s);
