@@ -133,19 +133,88 @@ int anl_op_peer(const struct anl_result *r, const struct snap_op *op)
 	return c ? snap_comm_peer(r->s, op->comm, op->peer_local) : -1;
 }
 
+/* The communicator of rank's pending internal requests, -1 if none. */
+static int internal_comm(const struct anl_result *r, int rank)
+{
+	const struct snap_rank *sr = &r->s->ranks[rank];
+
+	for (int k = 0; k < sr->nops; k++)
+		if (anl_op_internal(&sr->ops[k]) &&
+		    sr->ops[k].status != SNAP_ST_COMPLETE &&
+		    sr->ops[k].comm >= 0)
+			return sr->ops[k].comm;
+	return -1;
+}
+
+/*
+ * "; its members are on different communicators of the same ranks: ranks
+ * 0-1 on dup (id 3), ranks 2-3 on MPI_COMM_WORLD (id 0)" when their
+ * internal requests say so (the stack does not tell a duplicate from
+ * its original, so they share one node); "" otherwise.
+ */
+static char *comms_text(const struct anl_result *r, const struct anl_cycle *c)
+{
+	int *comm = xmalloc(((size_t)c->nranks + 1) * sizeof(int));
+	bool differ = false;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (int i = 0; i < c->nranks; i++) {
+		comm[i] = internal_comm(r, c->ranks[i]);
+		if (comm[i] < 0) {
+			free(comm);
+			return xstrdup("");
+		}
+		differ |= comm[i] != comm[0];
+	}
+	if (!differ) {
+		free(comm);
+		return xstrdup("");
+	}
+	f = open_memstream(&out, &len);
+	fputs("; its members are on different communicators of the same "
+	      "ranks:", f);
+	for (int i = 0, first = 1; i < c->nranks; i++) {
+		struct anl_ranges rs;
+		bool seen = false;
+
+		for (int k = 0; k < i && !seen; k++)
+			seen = comm[k] == comm[i];
+		if (seen)
+			continue;
+		anl_ranges_init(&rs);
+		for (int k = i; k < c->nranks; k++)
+			if (comm[k] == comm[i])
+				anl_ranges_add(&rs, c->ranks[k]);
+		fprintf(f, "%s %s %s on %s (id %llu)", first ? "" : ",",
+			rs.count == 1 ? "rank" : "ranks", anl_ranges_str(&rs),
+			anl_comm_name(r, comm[i]),
+			(unsigned long long)r->s->comms[comm[i]].id);
+		anl_ranges_free(&rs);
+		first = 0;
+	}
+	fclose(f);
+	free(comm);
+	return out;
+}
+
 char *anl_stuck_reason(const struct anl_result *r, const struct anl_cycle *c)
 {
 	const struct anl_vnode *v = &r->v[c->vnode];
+	char *comms = comms_text(r, c), *text;
 
 	/* Without the internal requests, a collective still moving data
 	 * inside looks the same in every look: say both readings. */
-	return xasprintf("%scollective %s on %s does not complete: its "
-			 "members disagree%s",
+	text = xasprintf("%scollective %s on %s does not complete: its "
+			 "members disagree%s%s",
 			 v->kind == ANL_V_NEIGHBOR ? "neighbour " : "",
-			 v->call, anl_comm_name(r, v->comm),
+			 v->call, anl_comm_name(r, v->comm), comms,
 			 v->evidence ? "" : ", or it still moves data that "
 			 "only its internal requests (not read) would show "
 			 "[inferred]");
+	free(comms);
+	return text;
 }
 
 /* Whether an explained part rests on an inferred edge. */

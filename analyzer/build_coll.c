@@ -72,8 +72,10 @@ static int coll_comm(struct bctx *b, const struct snap_rank *sr, bool *inferred)
 	int found = internal_comm(b, sr);
 
 	*inferred = false;
+	/* The communicator itself, for its name: nodes are keyed by the
+	 * group's representative (coll_node). */
 	if (found >= 0)
-		return b->rep[found];
+		return found;
 	for (int i = 0; i < sr->nmembers; i++) {
 		int c = sr->members[i].comm;
 

@@ -286,6 +286,30 @@ Test(report, stuck_collective_names_the_reason_and_internal_requests)
 	snap_free(s);
 }
 
+/* MPI_Barrier on a duplicate of MPI_COMM_WORLD in ranks 0-1 and on
+ * MPI_COMM_WORLD in ranks 2-3: one node (the stacks cannot tell them
+ * apart), and their internal requests say which is which. */
+Test(report, stuck_collective_on_a_duplicate_and_its_original_says_so)
+{
+	struct snap *s = sb_new(4);
+	int world[] = { 0, 1, 2, 3 }, dup = sb_comm(s, 3, "dup", 4, world);
+	char *out;
+
+	for (int i = 0; i < 4; i++) {
+		sb_call(s, i, "MPI_Barrier", "dup.c", i < 2 ? 12 : 14);
+		sb_ob1_op(s, i, SNAP_OP_RECV, i < 2 ? dup : 0, (i + 1) % 4, -16,
+			  false);
+	}
+	out = render(s, &text);
+	cr_expect(strstr(out, "collective MPI_Barrier on dup does not "
+			      "complete: its members disagree; its members "
+			      "are on different communicators of the same "
+			      "ranks: ranks 0-1 on dup (id 3), ranks 2-3 on "
+			      "MPI_COMM_WORLD (id 0)\n"), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
 /* The DOT graph says what the text says: the collective as a node with
  * its reason, the members in it, each internal receive to its peer. */
 Test(report, dot_shows_stuck_collective_with_reason_and_internal_requests)
