@@ -511,7 +511,7 @@ static char *count_text(const struct anl_result *r,
 {
 	const struct anl_coll_group *low = NULL;
 	struct anl_ranges past;
-	char *out, *comm, *at;
+	char *out, *comm, *at, *who;
 
 	if (d->differ & D_COMM)
 		return xstrdup("");
@@ -532,23 +532,16 @@ static char *count_text(const struct anl_result *r,
 	}
 	comm = anl_track_comm(r, low->rec);
 	at = anl_track_site(low->rec);
-	out = anl_ranks_text(low->ranks, low->nranks);
-	{
-		char *text = xasprintf("; %s %s went past collective #%llu on "
-				       "%s, where %s still %s (%s %s at %s): "
-				       "they parted there (the calls, roots "
-				       "or counts of that collective differ)",
-				       past.count == 1 ? "rank" : "ranks",
-				       anl_ranges_str(&past),
-				       (unsigned long long)low->rec->ncalls,
-				       comm, out,
-				       low->nranks == 1 ? "is" : "are",
-				       low->nranks == 1 ? "its" : "their",
-				       low->rec->call, at);
-
-		free(out);
-		out = text;
-	}
+	who = anl_ranks_text(low->ranks, low->nranks);
+	out = xasprintf("; %s %s went past collective #%llu on %s, where %s "
+			"still %s (%s %s at %s): they parted there (the "
+			"calls, roots or counts of that collective differ)",
+			past.count == 1 ? "rank" : "ranks",
+			anl_ranges_str(&past),
+			(unsigned long long)low->rec->ncalls, comm, who,
+			low->nranks == 1 ? "is" : "are",
+			low->nranks == 1 ? "its" : "their", low->rec->call, at);
+	free(who);
 	free(comm);
 	free(at);
 	anl_ranges_free(&past);
