@@ -491,7 +491,8 @@ int es_view_from_maps(struct es_cache *c, const char *maps_text,
 	for (i = 0; i < ne; i++)
 		f[i] = *elf[i];
 	free(elf);
-	qsort(f, ne, sizeof(*f), cmp_mapref);
+	if (ne > 1)
+		qsort(f, ne, sizeof(*f), cmp_mapref);
 	v = es_view_new(c);
 	mm->last = xrealloc(mm->last, (ne ? ne : 1) * sizeof(*mm->last));
 	mm->nlast = ne;
