@@ -437,6 +437,49 @@ static const char *group_text(const struct anl_result *r,
 	return "";
 }
 
+static bool at_site(const struct snap_thread *th, const struct snap_rank *sr)
+{
+	const struct snap_frame *f = th->user_frame >= 0 &&
+		th->user_frame < th->nframes ? &th->frames[th->user_frame] : NULL;
+
+	return th->mpi_call == sr->mpi_call && f && f->file == sr->call_file &&
+	       f->line == sr->call_line;
+}
+
+/* The rank's other threads in MPI (not the one its line shows, not the
+ * MPI library's own): a multithreaded rank may wait in several calls,
+ * and its operations do not say which thread posted them.  With several
+ * ranks on the line, those of the first (SPMD: the others' alike). */
+static void put_threads(const struct anl_result *r, int rank, bool several,
+			FILE *out)
+{
+	const struct snap_rank *sr = &r->s->ranks[rank];
+	bool skipped = false;
+
+	for (int t = 0; t < sr->nthreads; t++) {
+		const struct snap_thread *th = &sr->threads[t];
+		const struct snap_frame *f;
+
+		if (th->progress_thread || !th->mpi_call)
+			continue;
+		if (!skipped && at_site(th, sr)) {
+			skipped = true;
+			continue;
+		}
+		f = th->user_frame >= 0 && th->user_frame < th->nframes ?
+			&th->frames[th->user_frame] : NULL;
+		fputs("      ", out);
+		if (several)
+			fprintf(out, "rank %d's ", rank);
+		fprintf(out, "thread %d also in %s", th->tid, th->mpi_call);
+		if (f && f->file && f->line > 0)
+			fprintf(out, " at %s:%d", f->file, f->line);
+		else if (f && f->func)
+			fprintf(out, " in %s", f->func);
+		fputc('\n', out);
+	}
+}
+
 static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 {
 	const char *ranks = anl_ranges_str(&g->rs);
@@ -468,6 +511,7 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 	site = anl_site(r, g->first);
 	fprintf(out, "  %s %s: %s, %s\n", who, ranks, site, group_text(r, &g->key));
 	free(site);
+	put_threads(r, g->first, g->rs.count > 1, out);
 }
 
 /* Groups in order of their first rank; with all_ranks one per rank. */

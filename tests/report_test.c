@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "md.h"
 #include "support/invariant.h"
 #include "support/snapbuild.h"
 #include "support/mpijob.h"
@@ -175,6 +176,52 @@ Test(report, running_rank_is_shown_where_it_is)
 	cr_expect_not_null(strstr(out, "  rank 1: running (not in MPI at "
 				       "slow.c:9)\n"), "%s", out);
 	anl_result_free(r);
+	free(out);
+	snap_free(s);
+}
+
+/* A thread of the rank's in (1: a helper) MPI_Recv at thr.c:line. */
+static void thread_in_recv(struct snap *s, int rank, int i, int tid, int line)
+{
+	struct snap_thread *th = &s->ranks[rank].threads[i];
+
+	th->tid = tid;
+	th->nframes = 2;
+	th->frames = xcalloc(2, sizeof(*th->frames));
+	th->frames[0].func = snap_str(s, "MPI_Recv");
+	th->frames[1].func = snap_str(s, "main");
+	th->frames[1].file = snap_str(s, "thr.c");
+	th->frames[1].line = line;
+	th->mpi_call = snap_str(s, "MPI_Recv");
+	th->mpi_frame = 0;
+	th->user_frame = 1;
+}
+
+/* Two threads of a rank in MPI_Recv at two lines: the rank's line shows
+ * one, the other thread is named under it. */
+Test(report, other_threads_in_mpi_are_named)
+{
+	struct snap *s = sb_new(2);
+	char *out;
+
+	for (int i = 0; i < 2; i++) {
+		sb_recv(s, i, 1 - i, 5, "thr.c", 27);
+		s->ranks[i].threads = xcalloc(2, sizeof(struct snap_thread));
+		s->ranks[i].nthreads = 2;
+		thread_in_recv(s, i, 0, 100 + i, 27);
+		thread_in_recv(s, i, 1, 200 + i, 12);
+	}
+	out = render(s, &text);
+	cr_expect(strstr(out, "  ranks 0-1: MPI_Recv at thr.c:27, deadlocked\n"
+			      "      rank 0's thread 200 also in MPI_Recv at "
+			      "thr.c:12\n"), "%s", out);
+	free(out);
+	s->ranks[1].call_line = 28;	/* apart: one rank a line */
+	out = render(s, &text);
+	cr_expect(strstr(out, "  rank 1: MPI_Recv at thr.c:28, deadlocked\n"
+			      "      thread 101 also in MPI_Recv at thr.c:27\n"
+			      "      thread 201 also in MPI_Recv at thr.c:12\n"),
+		  "%s", out);
 	free(out);
 	snap_free(s);
 }
