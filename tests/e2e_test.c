@@ -36,6 +36,8 @@ static struct mj_job *cur_job;
 static char *cur_dir;
 static pid_t cur_other = -1;	/* a helper child (sleep), not MPI */
 static bool cur_failed;		/* an EXPECT failed: dump the evidence */
+static bool cur_done;		/* run_sample got to its end */
+static char cur_name[128];	/* suite-test, for a kept folder */
 
 /* cr_expect that also remembers the failure (Criterion 2.4 cannot tell). */
 #define EXPECT(cond, ...)                                                 \
@@ -47,7 +49,15 @@ static bool cur_failed;		/* an EXPECT failed: dump the evidence */
 
 static void e2e_fini(void)
 {
+	char *rep = cur_dir ? xasprintf("%s/report.out", cur_dir) : NULL;
+
+	/* A failure (an EXPECT, or an assertion that ended the test after
+	 * the tool ran) keeps its evidence: CI prints only its tail. */
+	if (rep && !access(rep, F_OK) && (cur_failed || !cur_done))
+		mj_tmpdir_keep(&cur_dir, cur_name);
+	free(rep);
 	cur_failed = false;
+	cur_done = false;
 	mj_end(cur_job);
 	cur_job = NULL;
 	if (cur_other > 0) {
@@ -535,6 +545,8 @@ static void run_sample(const char *setup, const char *name)
 	const char *notfor;
 
 	cur_setup = setup;
+	snprintf(cur_name, sizeof(cur_name), "%s-%s-%s", setup,
+		 cur_launcher ? cur_launcher : "local", name);
 	cr_assert_not_null(s, "sample %s is not in the manifest", name);
 	notfor = mf_notfor(s, setup);
 	if (notfor)
@@ -601,6 +613,7 @@ static void run_sample(const char *setup, const char *name)
 	free(snap);
 	free(prog);
 	mf_free(m);
+	cur_done = true;
 }
 
 /* name, criterion timeout in s: one test per sample and setup. */

@@ -439,6 +439,30 @@ void mj_tmpdir_end(char **dir)
 	*dir = NULL;
 }
 
+void mj_tmpdir_keep(char **dir, const char *name)
+{
+	const char *base = getenv("MD_FAILURES");
+	char *to = NULL;
+
+	if (!*dir)
+		return;
+	if (!base || !*base)
+		base = "/var/tmp/mpi-deadlock-failures";
+	if (mkdir(base, 0755) == 0 || errno == EEXIST) {
+		to = xasprintf("%s/%s.%lld.%d", base, name,
+			       (long long)time(NULL), (int)getpid());
+		if (rename(*dir, to)) {
+			free(to);
+			to = NULL;
+		}
+	}
+	fprintf(stderr, "  kept the failed test's files in %s\n",
+		to ? to : *dir);
+	free(to);
+	free(*dir);
+	*dir = NULL;
+}
+
 void mj_rmdir(const char *dir)
 {
 	DIR *d = dir ? opendir(dir) : NULL;

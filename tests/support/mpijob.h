@@ -136,5 +136,10 @@ void mj_rmdir(const char *dir);
 /* A test's folder at its end: removed (kept if MD_KEEP is set, for a
  * look after a failure), freed, *dir NULL. */
 void mj_tmpdir_end(char **dir);
+/* Keep the folder of a failed test for whoever looks later: it moves to
+ * $MD_FAILURES (default /var/tmp/mpi-deadlock-failures) as
+ * <name>.<time>.<pid>, or stays where it is if it cannot; the path is
+ * printed on stderr.  Frees *dir. */
+void mj_tmpdir_keep(char **dir, const char *name);
 
 #endif /* MD_TEST_MPIJOB_H */
