@@ -274,6 +274,12 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 		p = SNAP_PROGRESS_STABLE;
 	else
 		p = SNAP_PROGRESS_CHANGED;
+	if (look && same == LK_CHANGED) {
+		char why[256];
+
+		md_info("rank %d moved between looks %d and %d: %s", r->rank,
+			look, look + 1, lk_why(r, fresh, why, sizeof(why)));
+	}
 	if (same == LK_POLL_KEEP || same == LK_POLL_NEW)
 		note_once(c->s, "a rank found outside MPI in one look, in the "
 			  "loop that calls its polling call (MPI_Test, "

@@ -3,7 +3,9 @@
  * collector calls a rank whose state did not change "stable": it may be
  * blocked).
  */
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "looks.h"
@@ -150,4 +152,28 @@ enum lk_same lk_compare(const struct snap_rank *old,
 	if (in_loop(cur, old))
 		return LK_POLL_NEW;
 	return LK_CHANGED;
+}
+
+const char *lk_why(const struct snap_rank *old, const struct snap_rank *cur,
+		   char *buf, size_t size)
+{
+	if (!same_ops(old, cur))
+		snprintf(buf, size, "its operations changed (%d, then %d)",
+			 old->nops, cur->nops);
+	else if (last_coll(old) != last_coll(cur))
+		snprintf(buf, size, "it called collective #%" PRIu64 " after "
+			 "#%" PRIu64, last_coll(cur), last_coll(old));
+	else if (old->has_completions && cur->has_completions &&
+		 old->completions != cur->completions)
+		snprintf(buf, size, "requests completed or messages moved "
+			 "(count %" PRIu64 ", then %" PRIu64 ")",
+			 old->completions, cur->completions);
+	else
+		snprintf(buf, size, "its call or site changed (%s at %s:%d, "
+			 "then %s at %s:%d)",
+			 old->mpi_call ? old->mpi_call : "not in MPI",
+			 old->call_file ? old->call_file : "?", old->call_line,
+			 cur->mpi_call ? cur->mpi_call : "not in MPI",
+			 cur->call_file ? cur->call_file : "?", cur->call_line);
+	return buf;
 }

@@ -39,6 +39,14 @@ enum lk_same lk_compare(const struct snap_rank *old,
 			const struct snap_rank *cur);
 
 /*
+ * What moved, for a pair lk_compare called LK_CHANGED: a phrase for the
+ * -v log ("its operations changed: 2 then 3", "messages moved: ob1
+ * sequences 57 then 58"), written into buf.  Returns buf.
+ */
+const char *lk_why(const struct snap_rank *old, const struct snap_rank *cur,
+		   char *buf, size_t size);
+
+/*
  * The MPI_Iprobe/MPI_Improbe requests a rank was caught in (ops of
  * req_type "iprobe", "improbe") live only while the call runs, so one
  * look has them and the next, stopped elsewhere in the same call or

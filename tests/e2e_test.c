@@ -589,7 +589,10 @@ static void run_sample(const char *setup, const char *name)
 	char *argv[] = { (char *)bin, (char *)"--attach", pid,
 			 (char *)"--snapshot", snap, (char *)"--format",
 			 (char *)"json", (char *)"--launcher",
-			 (char *)(cur_launcher ? cur_launcher : "auto"), NULL };
+			 (char *)(cur_launcher ? cur_launcher : "auto"),
+			 /* -v: what moved between the looks, for a failure's
+			  * report.err */
+			 (char *)"-v", NULL };
 	code = run_tool(argv, "report");
 	rep_path = xasprintf("%s/report.out", cur_dir);
 	rep = read_report(rep_path);
