@@ -6,7 +6,8 @@
 # run would hide.  With LOG (the run's output) the closing line is
 # Criterion's own "Synthesis" line from LOG with the skips added, so the
 # last line of a run shows its real counts; just before it, every failed
-# test with its first messages (a CI page may keep only the end).
+# test with its first messages (a CI page may keep only the end).  With
+# MD_RERUN_NOTE set (run-tests.sh) the line ends with it.
 #
 # A skip is expected on this machine if its suite::test matches a shell
 # pattern in $MD_EXPECTED_SKIPS (default tests/expected-skips: one
@@ -53,6 +54,8 @@ if [ "$unexpected" -gt 0 ] && [ "${CI:-}" = true ]; then
 	fail=yes
 fi
 skipped="Skipped: $n (counted as passing) | expected here: $expected | unexpected: $unexpected"
+# scripts/run-tests.sh: the failed end-to-end tests run a second time.
+[ -z "${MD_RERUN_NOTE:-}" ] || skipped="$skipped | $MD_RERUN_NOTE"
 # Criterion's line, without its colours; none if the run crashed.
 synth=
 [ -z "$log" ] || synth=$(sed 's/\x1b\[[0-9;]*m//g; s/[[:space:]]*$//' "$log" |
