@@ -291,6 +291,15 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 		r->progress = p;
 		return;
 	}
+	if (same == LK_POLL_SLEEP) {
+		lk_poll_site(fresh);
+		note_once(c->s, "a rank found outside MPI in every look, with "
+			  "the same pending requests, whose polling calls "
+			  "(MPI_Test, MPI_Iprobe) libmdtrack.so counted moving "
+			  "between the looks, is taken as polling at its last "
+			  "one (a loop that sleeps or computes between its "
+			  "tests)");
+	}
 	if (same == LK_SAME || same == LK_POLL_NEW)
 		lk_keep_probes(fresh, r);
 	fresh->rank = r->rank;

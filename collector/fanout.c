@@ -267,7 +267,7 @@ static void read_fd(struct conn *c, int *fd, bool is_out)
 	}
 	memcpy(c->etail + c->elen, buf, (size_t)n);
 	c->elen += (size_t)n;
-	if (md_verbose() > 1)
+	if (md_verbose() > 0)
 		fprintf(stderr, "[%s] %.*s", c->host, (int)n, buf);
 }
 

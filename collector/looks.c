@@ -111,6 +111,68 @@ static bool in_loop(const struct snap_rank *in, const struct snap_rank *out)
 	return false;
 }
 
+/* r's polling record (libmdtrack.so), NULL if none. */
+static const struct snap_track_rec *poll_rec(const struct snap_rank *r)
+{
+	for (int i = 0; i < r->ntrack; i++)
+		if (r->track[i].kind == SNAP_TRACK_POLL)
+			return &r->track[i];
+	return NULL;
+}
+
+/* No thread of r is in MPI (a call lk_poll_site gave r does not count). */
+static bool outside(const struct snap_rank *r)
+{
+	for (int t = 0; t < r->nthreads; t++)
+		if (!r->threads[t].progress_thread && r->threads[t].mpi_call)
+			return false;
+	return true;
+}
+
+static bool pending(const struct snap_rank *r)
+{
+	for (int i = 0; i < r->nops; i++)
+		if (r->ops[i].kind != SNAP_OP_UNEXPECTED &&
+		    !transient(&r->ops[i]))
+			return true;
+	return false;
+}
+
+/* Is func on the stack of one of r's threads? */
+static bool on_stack(const struct snap_rank *r, const char *func)
+{
+	for (int t = 0; t < r->nthreads; t++) {
+		const struct snap_thread *th = &r->threads[t];
+
+		for (int f = 0; !th->progress_thread && f < th->nframes; f++)
+			if (same_str(th->frames[f].func, func))
+				return true;
+	}
+	return false;
+}
+
+/* LK_POLL_SLEEP (looks.h); ops already found the same. */
+static bool sleeping_poll(const struct snap_rank *old,
+			  const struct snap_rank *cur)
+{
+	const struct snap_track_rec *a = poll_rec(old), *b = poll_rec(cur);
+
+	return a && b && a->seq != b->seq && b->func && outside(old) &&
+	       outside(cur) && pending(cur) && on_stack(cur, b->func);
+}
+
+void lk_poll_site(struct snap_rank *r)
+{
+	const struct snap_track_rec *p = poll_rec(r);
+
+	if (!p)
+		return;
+	r->mpi_call = p->call;
+	r->call_func = p->func;
+	r->call_file = p->file;
+	r->call_line = p->line;
+}
+
 void lk_keep_probes(struct snap_rank *cur, const struct snap_rank *old)
 {
 	int n = 0;
@@ -143,6 +205,8 @@ enum lk_same lk_compare(const struct snap_rank *old,
 	if (old->has_completions && cur->has_completions &&
 	    old->completions != cur->completions)
 		return LK_CHANGED;
+	if (sleeping_poll(old, cur))
+		return LK_POLL_SLEEP;
 	if (same_str(old->mpi_call, cur->mpi_call) &&
 	    same_str(old->call_file, cur->call_file) &&
 	    old->call_line == cur->call_line)

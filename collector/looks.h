@@ -20,6 +20,14 @@ enum lk_same {
 	 */
 	LK_POLL_KEEP,
 	LK_POLL_NEW,
+	/*
+	 * A polling loop that sleeps (or computes) between its tests, seen
+	 * by libmdtrack.so: both looks outside MPI with the same pending
+	 * requests (at least one), the count of polling calls moved in
+	 * between, and the function that made the last one is on the
+	 * newer look's stack.  Stable; lk_poll_site gives its call.
+	 */
+	LK_POLL_SLEEP,
 };
 
 /*
@@ -37,6 +45,12 @@ enum lk_same {
  */
 enum lk_same lk_compare(const struct snap_rank *old,
 			const struct snap_rank *cur);
+
+/*
+ * For LK_POLL_SLEEP: the newer look r takes the last polling call as its
+ * call and that call's line as its site (r's threads stay as read).
+ */
+void lk_poll_site(struct snap_rank *r);
 
 /*
  * What moved, for a pair lk_compare called LK_CHANGED: a phrase for the

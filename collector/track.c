@@ -393,7 +393,8 @@ static bool started_init(const struct mdt_table *tb, const struct posts *ps,
  * gives no request): the one post, or started persistent request (its
  * MPI_Start post and its creation's arguments), whose call, peer and tag
  * are the operation's, or 0 when none or requests of several handles
- * are.  Only for a rank that waits on requests (MPI_Wait*, MPI_Test*):
+ * are.  Only for a rank that waits on requests (MPI_Wait*, MPI_Test*)
+ * or is outside MPI:
  * in a blocking receive or a collective, a pending operation may be the
  * call's own (a collective's internal messages have small tags too) and
  * an old post with the same arguments is not its posting.  Communicators
@@ -405,8 +406,9 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 				const struct snap_rank *r,
 				const struct snap_op *op)
 {
+	/* Outside MPI every pending operation is one the program posted. */
 	enum md_call_class cls = r->mpi_call ? md_call_class(r->mpi_call)
-					     : MD_CALL_NONBLOCKING;
+					     : MD_CALL_POLL;
 	uint64_t found = 0;
 
 	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
@@ -485,6 +487,17 @@ static void add_colls(const struct trk_ctx *x, const struct mdt_table *tb,
 	}
 }
 
+/* The polling calls' count and last site, if the rank made any. */
+static void add_polls(const struct trk_ctx *x, const struct mdt_table *tb,
+		      struct snap_rank *r, int *cap)
+{
+	if (!tb->polls || !tb->poll_site)
+		return;
+	fill(x, tb, r, SNAP_TRACK_POLL, MDT_SITE_CALL(tb->poll_site),
+	     tb->polls, 0, 0, SNAP_TRACK_NONE, SNAP_TRACK_NONE, 0, 0, 0,
+	     MDT_SITE_RET(tb->poll_site), add(r, cap));
+}
+
 int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 {
 	struct mdt_table *tb;
@@ -527,6 +540,7 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 	if (rc == 0) {
 		join_ops(x, tb, &ps, r, &cap);
 		add_colls(x, tb, r, &cap);
+		add_polls(x, tb, r, &cap);
 	}
 	free(ps.v);
 	free(tb);

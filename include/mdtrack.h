@@ -9,7 +9,7 @@
  * compiler on x86-64 and aarch64.  Change anything here and bump
  * MDT_VERSION.
  *
- * Three parts:
+ * Four parts:
  *  - posts: per request variable (the MPI_Request * the caller passed),
  *    the last call that created or started a request through it
  *    (nonblocking point-to-point and collectives, MPI_Start/Startall),
@@ -40,6 +40,8 @@
  *    being written still shows the stamp of an earlier turn, which the
  *    reader sees as stale (stamp <= head - n).  The ring overwrites the
  *    oldest entry: head - n records were dropped.
+ *  - polls: a count of the polling calls (tests and probes) and the
+ *    site of the last, on the colls_head line.
  *  - colls: per communicator handle, the last collective call (the
  *    details of a nonblocking collective are there too; its posts record
  *    names the call, communicator and root).  A colls slot is updated in
@@ -56,7 +58,7 @@
 
 #define MDT_SYMBOL "md_track_table"
 #define MDT_MAGIC 0x316b636172746d64ULL	/* "mdtrack1" little-endian */
-#define MDT_VERSION 3
+#define MDT_VERSION 4
 
 #define MDT_NBUCKETS 2048	/* powers of two */
 #define MDT_BUCKET_BITS 11	/* log2(MDT_NBUCKETS) */
@@ -74,7 +76,8 @@
 
 /*
  * The recorded calls.  X(name, kind): kind is 's' send, 'r' receive,
- * 'c' collective, 'p' start of a persistent request.
+ * 'c' collective, 'p' start of a persistent request, 't' a test or probe
+ * (the polling calls: polls and poll_site in the table).
  */
 #define MDT_CALLS(X)                                                        \
 	X(MPI_Isend, 's') X(MPI_Ibsend, 's') X(MPI_Issend, 's')             \
@@ -94,7 +97,9 @@
 	X(MPI_Ialltoallv, 'c') X(MPI_Ialltoallw, 'c') X(MPI_Ireduce, 'c')   \
 	X(MPI_Iallreduce, 'c') X(MPI_Ireduce_scatter, 'c')                  \
 	X(MPI_Ireduce_scatter_block, 'c') X(MPI_Iscan, 'c')                 \
-	X(MPI_Iexscan, 'c')
+	X(MPI_Iexscan, 'c') X(MPI_Test, 't') X(MPI_Testany, 't')           \
+	X(MPI_Testall, 't') X(MPI_Testsome, 't') X(MPI_Iprobe, 't')         \
+	X(MPI_Improbe, 't')
 
 enum mdt_call {
 	MDT_CALL_NONE,
@@ -211,7 +216,17 @@ struct __attribute__((aligned(64))) mdt_table {
 	uint64_t comm_world, comm_self;
 	uint64_t pad1[3];
 	uint64_t colls_head;
-	uint64_t pad2[7];
+	/* The polling calls (MPI_Test, MPI_Testany, MPI_Testall,
+	 * MPI_Testsome, MPI_Iprobe, MPI_Improbe) this rank made, and the
+	 * site of the last (as a post's, without check byte: its return
+	 * address and call), written before the call by plain stores: two
+	 * threads polling at one moment may lose a count, never a site.
+	 * A count that moves between two looks while the rank is found
+	 * outside MPI with the same pending requests tells a polling loop
+	 * that sleeps between its tests (collector/looks.c). */
+	uint64_t polls;
+	uint64_t poll_site;
+	uint64_t pad2[5];
 	/* At byte 192: one bucket per cache line. */
 	struct mdt_post posts[MDT_NBUCKETS][MDT_WAYS];
 	struct mdt_rec inits[MDT_NINITS];

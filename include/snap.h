@@ -184,7 +184,8 @@ struct snap_op {
  * A record of the interposition library (libmdtrack.so, include/mdtrack.h)
  * in a rank, as the collector read it: the call that posted or started a
  * pending request, the persistent request's creation behind a start, or
- * the last collective the rank called on a communicator.  Numbers are
+ * the last collective the rank called on a communicator, or its last
+ * polling call and how many it made.  Numbers are
  * what the program passed, with the MPI library's special values made
  * portable (SNAP_TRACK_*).
  */
@@ -192,7 +193,10 @@ enum snap_track_kind {
 	SNAP_TRACK_POST,	/* created or started a request */
 	SNAP_TRACK_INIT,	/* created a persistent request */
 	SNAP_TRACK_COLL,	/* last collective on a communicator */
-	SNAP_TRACK_KIND_LAST = SNAP_TRACK_COLL,
+	/* The rank's polling calls (tests, probes): seq counts them, call
+	 * and site are the last one's. */
+	SNAP_TRACK_POLL,
+	SNAP_TRACK_KIND_LAST = SNAP_TRACK_POLL,
 };
 
 #define SNAP_TRACK_NONE (-0x7fffffff)	/* no peer, root or tag */

@@ -479,7 +479,8 @@ const char *const snap_topo_names[] = {
 NAMES_END(snap_topo_names, SNAP_TOPO_LAST);
 const char *const snap_track_kind_names[] = {
 	[SNAP_TRACK_POST] = "post", [SNAP_TRACK_INIT] = "init",
-	[SNAP_TRACK_COLL] = "coll", [SNAP_TRACK_KIND_LAST + 1] = NULL,
+	[SNAP_TRACK_COLL] = "coll", [SNAP_TRACK_POLL] = "poll",
+	[SNAP_TRACK_KIND_LAST + 1] = NULL,
 };
 NAMES_END(snap_track_kind_names, SNAP_TRACK_KIND_LAST);
 

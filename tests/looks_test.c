@@ -261,3 +261,74 @@ Test(looks, iprobe_request_in_one_look_only_is_not_a_change)
 	snap_rank_free_data(&a);
 	snap_rank_free_data(&b);
 }
+
+/* libmdtrack.so's count of polling calls: a loop that sleeps between its
+ * tests is found in usleep in every look, never in MPI_Test. */
+static void add_poll(struct snap_rank *r, uint64_t polls, const char *func)
+{
+	r->track = realloc(r->track, (size_t)(r->ntrack + 1) *
+					     sizeof(*r->track));
+	r->track[r->ntrack++] = (struct snap_track_rec){
+		.kind = SNAP_TRACK_POLL, .call = "MPI_Test", .seq = polls,
+		.func = func, .file = "spin.c", .line = 20 };
+}
+
+static const char *const in_sleep[] = { "__clock_nanosleep", "usleep" };
+
+Test(looks, sleeping_poll_loop_whose_tests_moved_is_polling)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, NULL, in_sleep, 2, "main", 0x401250, 0x7f00000a000);
+	one_recv(&a, 7);
+	add_poll(&a, 1400, "main");
+	look(&b, NULL, in_sleep, 2, "main", 0x401250, 0x7f00000a000);
+	one_recv(&b, 7);
+	add_poll(&b, 2311, "main");
+	cr_expect_eq(lk_compare(&a, &b), LK_POLL_SLEEP);
+	lk_poll_site(&b);
+	cr_expect_str_eq(b.mpi_call, "MPI_Test");
+	cr_expect_eq(b.call_line, 20);
+	/* A third look compares with the second, now shown in MPI_Test: its
+	 * threads still say outside MPI. */
+	struct snap_rank c = { 0 };
+
+	look(&c, NULL, in_sleep, 2, "main", 0x401250, 0x7f00000a000);
+	one_recv(&c, 7);
+	add_poll(&c, 3200, "main");
+	cr_expect_eq(lk_compare(&b, &c), LK_POLL_SLEEP);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+	snap_rank_free_data(&c);
+}
+
+Test(looks, sleeping_rank_is_not_polling_without_moved_tests_or_requests)
+{
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	/* No test between the looks: it sleeps, no more is known. */
+	look(&a, NULL, in_sleep, 2, "main", 0x401250, 0x7f00000a000);
+	one_recv(&a, 7);
+	add_poll(&a, 1400, "main");
+	look(&b, NULL, in_sleep, 2, "main", 0x401250, 0x7f00000a000);
+	one_recv(&b, 7);
+	add_poll(&b, 1400, "main");
+	cr_expect_neq(lk_compare(&a, &b), LK_POLL_SLEEP);
+	/* Tests moved, but the function that made them is not on the stack
+	 * (the loop returned; it sleeps elsewhere). */
+	b.track[0].seq = 2000;
+	b.track[0].func = "exchange";
+	cr_expect_neq(lk_compare(&a, &b), LK_POLL_SLEEP);
+	/* Tests moved, but nothing is pending: MPI_Iprobe in a loop without
+	 * a request says nothing of what it waits for. */
+	b.track[0].func = "main";
+	free(b.ops);
+	b.ops = NULL;
+	b.nops = 0;
+	free(a.ops);
+	a.ops = NULL;
+	a.nops = 0;
+	cr_expect_neq(lk_compare(&a, &b), LK_POLL_SLEEP);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}

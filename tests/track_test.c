@@ -616,3 +616,38 @@ Test(track, held_and_variable_record_of_one_site_agree)
 	cr_expect_eq(f.r.track[0].line, 3);
 	fx_fini(&f);
 }
+
+/* The polling calls' count and the last one's site (a loop that sleeps
+ * between its tests: collector/looks.c). */
+Test(track, polling_count_and_last_poll_site_are_read)
+{
+	struct fx f;
+
+	fx_init(&f);
+	f.tb->polls = 1234;
+	f.tb->poll_site = MDT_SITE_RET(f.site3) |
+			  (uint64_t)MDT_MPI_Testsome << 48;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].kind, SNAP_TRACK_POLL);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Testsome");
+	cr_expect_eq(f.r.track[0].seq, 1234);
+	cr_expect_eq(f.r.track[0].line, 3);
+	fx_fini(&f);
+}
+
+/* Outside MPI every pending operation is the program's own: MPICH's
+ * request-less operation is joined by its arguments there too. */
+Test(track, operation_of_a_rank_outside_mpi_is_joined_by_arguments)
+{
+	struct fx f;
+	struct snap_op *op;
+
+	fx_init(&f);
+	put_post(&f, 0, REQ_A, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	op = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	f.r.mpi_call = NULL;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(op->request, REQ_A);
+	fx_fini(&f);
+}

@@ -73,7 +73,8 @@ EXPORT struct mdt_table md_track_table = {
 	X(PMPI_Iallgatherv) X(PMPI_Ialltoall) X(PMPI_Ialltoallv)            \
 	X(PMPI_Ialltoallw) X(PMPI_Ireduce) X(PMPI_Iallreduce)               \
 	X(PMPI_Ireduce_scatter) X(PMPI_Ireduce_scatter_block)               \
-	X(PMPI_Iscan) X(PMPI_Iexscan)
+	X(PMPI_Iscan) X(PMPI_Iexscan) X(PMPI_Test) X(PMPI_Testany)          \
+	X(PMPI_Testall) X(PMPI_Testsome) X(PMPI_Iprobe) X(PMPI_Improbe)
 #define STR(x) #x
 #define WEAK(name) _Pragma(STR(weak name))
 WEAK_LIST(WEAK)
@@ -450,6 +451,60 @@ EXPORT int MPI_Startall(int count, MPI_Request reqs[])
 	for (int i = 0; i < count; i++)
 		post(H(&reqs[i]), 0, MDT_NONE, MDT_NONE, site);
 	return PMPI(PMPI_Startall)(count, reqs);
+}
+
+/*
+ * The polling calls: a count and the last one's site, before the call
+ * and then a tail call, as posts.  Two plain stores on the colls_head
+ * line; a test in a tight loop pays them on every call.
+ */
+static inline void poll_mark(uint64_t site)
+{
+	__atomic_store_n(&T->polls,
+			 __atomic_load_n(&T->polls, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&T->poll_site, site, __ATOMIC_RELAXED);
+}
+
+EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st)
+{
+	poll_mark(SITE(MDT_MPI_Test, RET()));
+	return PMPI(PMPI_Test)(req, flag, st);
+}
+
+EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *idx, int *flag,
+		       MPI_Status *st)
+{
+	poll_mark(SITE(MDT_MPI_Testany, RET()));
+	return PMPI(PMPI_Testany)(n, reqs, idx, flag, st);
+}
+
+EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag,
+		       MPI_Status sts[])
+{
+	poll_mark(SITE(MDT_MPI_Testall, RET()));
+	return PMPI(PMPI_Testall)(n, reqs, flag, sts);
+}
+
+EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount,
+			int idx[], MPI_Status sts[])
+{
+	poll_mark(SITE(MDT_MPI_Testsome, RET()));
+	return PMPI(PMPI_Testsome)(n, reqs, outcount, idx, sts);
+}
+
+EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+		      MPI_Status *st)
+{
+	poll_mark(SITE(MDT_MPI_Iprobe, RET()));
+	return PMPI(PMPI_Iprobe)(source, tag, comm, flag, st);
+}
+
+EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+		       MPI_Message *msg, MPI_Status *st)
+{
+	poll_mark(SITE(MDT_MPI_Improbe, RET()));
+	return PMPI(PMPI_Improbe)(source, tag, comm, flag, msg, st);
 }
 
 /* Blocking collectives: record before the call, which may never return. */
