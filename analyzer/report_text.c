@@ -480,6 +480,27 @@ static void put_threads(const struct anl_result *r, int rank, bool several,
 	}
 }
 
+/*
+ * A rank outside MPI in every look with requests pending may be a loop
+ * that sleeps between its tests, which only libmdtrack.so's count of
+ * polling calls shows (collector/looks.c): say so when it was not there.
+ */
+static void put_sleep_hint(const struct snap_rank *sr, FILE *out)
+{
+	int n = 0;
+
+	if (sr->tracked || sr->progress != SNAP_PROGRESS_STABLE)
+		return;
+	for (int i = 0; i < sr->nops; i++)
+		n += sr->ops[i].kind != SNAP_OP_UNEXPECTED;
+	if (n)
+		fprintf(out, "      outside MPI in every look with %d operation%s "
+			"pending: a loop that sleeps between its tests shows "
+			"as polling only with libmdtrack.so in the ranks "
+			"(mpi-deadlock run, or mpirun -x LD_PRELOAD=...; "
+			"README)\n", n, n == 1 ? "" : "s");
+}
+
 static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 {
 	const char *ranks = anl_ranges_str(&g->rs);
@@ -506,6 +527,7 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 		site = anl_site(r, g->first);
 		fprintf(out, "  %s %s: running (%s)\n", who, ranks, site);
 		free(site);
+		put_sleep_hint(&r->s->ranks[g->first], out);
 		return;
 	}
 	site = anl_site(r, g->first);

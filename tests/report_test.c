@@ -180,6 +180,47 @@ Test(report, running_rank_is_shown_where_it_is)
 	snap_free(s);
 }
 
+/* A rank outside MPI in every look with a request pending: without
+ * libmdtrack.so a loop that sleeps between its tests cannot be told from
+ * work; the report says what would tell. */
+Test(report, untracked_rank_outside_mpi_with_requests_gets_the_hint)
+{
+	struct snap *s = sb_new(2);
+	struct anl_result *r;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	sb_recv(s, 0, 1, 3, "poll.c", 20);
+	sb_op(s, 1, SNAP_OP_RECV, 0, 0, 4, 4);
+	s->ranks[1].mpi_call = NULL;
+	s->ranks[1].call_func = snap_str(s, "main");
+	s->ranks[1].call_file = snap_str(s, "poll.c");
+	s->ranks[1].call_line = 21;
+	s->ranks[1].progress = SNAP_PROGRESS_STABLE;
+	r = anl_analyze(s);
+	f = open_memstream(&out, &len);
+	anl_report(r, &text, f);
+	fclose(f);
+	cr_expect_not_null(strstr(out, "  rank 1: running (not in MPI at "
+				       "poll.c:21)\n      outside MPI in every "
+				       "look with 1 operation pending: a loop "
+				       "that sleeps"), "%s", out);
+	anl_result_free(r);
+	free(out);
+	out = NULL;
+	/* With the library there, no poll was counted: it is not polling. */
+	s->ranks[1].tracked = true;
+	r = anl_analyze(s);
+	f = open_memstream(&out, &len);
+	anl_report(r, &text, f);
+	fclose(f);
+	cr_expect_null(strstr(out, "a loop that sleeps"), "%s", out);
+	anl_result_free(r);
+	free(out);
+	snap_free(s);
+}
+
 /* A thread of the rank's in (1: a helper) MPI_Recv at thr.c:line. */
 static void thread_in_recv(struct snap *s, int rank, int i, int tid, int line)
 {
