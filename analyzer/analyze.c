@@ -344,21 +344,18 @@ char *anl_summary(const struct anl_result *r)
 			 active == 1 ? "it" : "them");
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* c->ranks is sorted. */
 static bool in_part(const struct anl_cycle *c, int rank)
 {
-	int lo = 0, hi = c->nranks - 1;
-
-	while (lo <= hi) {
-		int mid = lo + (hi - lo) / 2;
-
-		if (c->ranks[mid] == rank)
-			return true;
-		if (c->ranks[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return false;
+	return c->nranks > 0 && bsearch(&rank, c->ranks, (size_t)c->nranks,
+					sizeof(int), cmp_int);
 }
 
 /* Rank x's wait edges lead into the part: to one of its ranks or, for a
