@@ -437,10 +437,16 @@ static const char *group_text(const struct anl_result *r,
 	return "";
 }
 
+/* The thread's frame in the user's code, NULL if none. */
+static const struct snap_frame *user_frame(const struct snap_thread *th)
+{
+	return th->user_frame >= 0 && th->user_frame < th->nframes ?
+		       &th->frames[th->user_frame] : NULL;
+}
+
 static bool at_site(const struct snap_thread *th, const struct snap_rank *sr)
 {
-	const struct snap_frame *f = th->user_frame >= 0 &&
-		th->user_frame < th->nframes ? &th->frames[th->user_frame] : NULL;
+	const struct snap_frame *f = user_frame(th);
 
 	return th->mpi_call == sr->mpi_call && f && f->file == sr->call_file &&
 	       f->line == sr->call_line;
@@ -466,8 +472,7 @@ static void put_threads(const struct anl_result *r, int rank, bool several,
 			skipped = true;
 			continue;
 		}
-		f = th->user_frame >= 0 && th->user_frame < th->nframes ?
-			&th->frames[th->user_frame] : NULL;
+		f = user_frame(th);
 		fputs("      ", out);
 		if (several)
 			fprintf(out, "rank %d's ", rank);
