@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "mdtrack.h"
 #include "support/elf_fixture.h"
 
 static const char fake_src[] =
@@ -34,6 +35,19 @@ static const char fake_src[] =
 	"{\n"
 	"	(void)b; (void)c; (void)d; (void)src; (void)comm;\n"
 	"	*r = (MPI_Request)(void *)reqs[tag & 3];\n"
+	"	return 0;\n"
+	"}\n"
+	"int PMPI_Test(MPI_Request *r, int *flag, MPI_Status *st)\n"
+	"{\n"
+	"	(void)r; (void)st;\n"
+	"	*flag = 7;\n"
+	"	return 0;\n"
+	"}\n"
+	"int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag,\n"
+	"		MPI_Status *st)\n"
+	"{\n"
+	"	(void)comm; (void)st;\n"
+	"	*flag = src + tag;\n"
 	"	return 0;\n"
 	"}\n";
 
@@ -136,6 +150,43 @@ static const char turns_fmt[] =
 	"	return 0;\n"
 	"}\n";
 
+/* Polling calls through the wrappers: their count and the last one's
+ * call and return address (here, in main). */
+static const char polls_fmt[] =
+	"#include <mpi.h>\n"
+	"#include <dlfcn.h>\n"
+	"#include <stdio.h>\n"
+	"#include <stdint.h>\n"
+	"#include \"%s/include/mdtrack.h\"\n"
+	"typedef int (*test_t)(MPI_Request *, int *, MPI_Status *);\n"
+	"typedef int (*iprobe_t)(int, int, MPI_Comm, int *, MPI_Status *);\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct mdt_table *t;\n"
+	"	MPI_Request r = 0;\n"
+	"	int flag = 0, sum = 0;\n"
+	"	test_t test;\n"
+	"	iprobe_t iprobe;\n"
+	"	if (!dlopen(\"%s\", RTLD_NOW | RTLD_GLOBAL))\n"
+	"		return 2;\n"
+	"	test = (test_t)dlsym(RTLD_DEFAULT, \"MPI_Test\");\n"
+	"	iprobe = (iprobe_t)dlsym(RTLD_DEFAULT, \"MPI_Iprobe\");\n"
+	"	t = dlsym(RTLD_DEFAULT, \"md_track_table\");\n"
+	"	if (!test || !iprobe || !t)\n"
+	"		return 3;\n"
+	"	for (int i = 0; i < 5; i++) {\n"
+	"		test(&r, &flag, NULL);\n"
+	"		sum += flag;\n"
+	"	}\n"
+	"	iprobe(3, 4, (MPI_Comm)0, &flag, NULL);\n"
+	"	uint64_t ret = MDT_SITE_RET(t->poll_site);\n"
+	"	printf(\"polls %%llu call %%d in main %%d flags %%d %%d\\n\",\n"
+	"	       (unsigned long long)t->polls, MDT_SITE_CALL(t->poll_site),\n"
+	"	       ret > (uintptr_t)main && ret < (uintptr_t)main + 4096,\n"
+	"	       sum, flag);\n"
+	"	return 0;\n"
+	"}\n";
+
 /* Builds the fake MPI and the program of fmt (given the source tree and
  * the fake) and returns what the program printed with the library
  * preloaded; skips where the library or Open MPI's mpicc is missing. */
@@ -165,7 +216,7 @@ static char *run_with_library(const char *fmt)
 	fake = ef_cc(dir, "libfake.so", fake_src, flags, NULL);
 	cr_assert_not_null(fake);
 	free(flags);
-	/* fmt is one of this file's two program texts. */
+	/* fmt is one of this file's program texts. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	src = xasprintf(fmt, cwd, fake);
@@ -217,5 +268,17 @@ Test(mdtrack, two_variables_of_a_bucket_in_turns_lose_nothing_a_third_drops_one)
 	cr_expect(strstr(out, "third dropped 1\n"), "%s", out);
 	cr_expect(strstr(out, "way 0 variable 2 tag 9\n"), "%s", out);
 	cr_expect(strstr(out, "way 1 variable 0 tag 6\n"), "%s", out);
+	free(out);
+}
+
+Test(mdtrack, polling_calls_are_counted_with_the_last_site)
+{
+	char *out = run_with_library(polls_fmt);
+	char *want = xasprintf("polls 6 call %d in main 1 flags 35 7\n",
+			       MDT_MPI_Iprobe);
+
+	/* Five tests and a probe, each answered by the fake PMPI. */
+	cr_expect(strstr(out, want), "%s (want %s)", out, want);
+	free(want);
 	free(out);
 }
