@@ -286,7 +286,11 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 			  "MPI_Iprobe) in another, with the same pending "
 			  "requests, is taken as polling (its call shown "
 			  "from the look in the call)");
-	if (same == LK_POLL_KEEP) {
+	if (same == LK_SAME_KEEP || (same == LK_SAME && lk_no_site(r)))
+		md_info("rank %d: look %d gave no site (the stack unwinder lost "
+			"its thread); judged from the other look", r->rank,
+			same == LK_SAME_KEEP ? look + 1 : look);
+	if (same == LK_POLL_KEEP || same == LK_SAME_KEEP) {
 		snap_rank_free_data(fresh);
 		r->progress = p;
 		return;

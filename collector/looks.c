@@ -161,6 +161,11 @@ static bool sleeping_poll(const struct snap_rank *old,
 	       outside(cur) && pending(cur) && on_stack(cur, b->func);
 }
 
+bool lk_no_site(const struct snap_rank *r)
+{
+	return !r->mpi_call && !r->call_func && !r->call_file;
+}
+
 void lk_poll_site(struct snap_rank *r)
 {
 	const struct snap_track_rec *p = poll_rec(r);
@@ -205,6 +210,13 @@ enum lk_same lk_compare(const struct snap_rank *old,
 	if (old->has_completions && cur->has_completions &&
 	    old->completions != cur->completions)
 		return LK_CHANGED;
+	/* A look whose stacks gave no site (the unwinder lost the thread,
+	 * stopped where it has no unwind information) says nothing against
+	 * the other: with the same operations and counts, nothing moved. */
+	if (lk_no_site(old) && !lk_no_site(cur))
+		return LK_SAME;
+	if (lk_no_site(cur) && !lk_no_site(old))
+		return LK_SAME_KEEP;
 	if (sleeping_poll(old, cur))
 		return LK_POLL_SLEEP;
 	if (same_str(old->mpi_call, cur->mpi_call) &&

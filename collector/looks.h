@@ -28,7 +28,13 @@ enum lk_same {
 	 * newer look's stack.  Stable; lk_poll_site gives its call.
 	 */
 	LK_POLL_SLEEP,
+	/* The same, but the newer look's stacks gave no site at all (the
+	 * unwinder lost the thread): keep the older look. */
+	LK_SAME_KEEP,
 };
+
+/* Did r's stacks give no site at all: no MPI call, no user frame? */
+bool lk_no_site(const struct snap_rank *r);
 
 /*
  * Compare the look kept so far of a rank (old) with a newer one (cur).

@@ -332,3 +332,26 @@ Test(looks, sleeping_rank_is_not_polling_without_moved_tests_or_requests)
 	snap_rank_free_data(&a);
 	snap_rank_free_data(&b);
 }
+
+/* The unwinder lost the thread in one look (no MPI call, no user frame):
+ * with the same operations that look is no evidence of a move. */
+Test(looks, look_without_any_site_is_no_evidence_of_a_move)
+{
+	static const char *const in_recv[] = { "PMPI_Recv" };
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Recv", in_recv, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	b.nthreads = 1;
+	b.threads = calloc(1, sizeof(*b.threads));
+	b.threads[0].mpi_frame = b.threads[0].user_frame = -1;
+	one_recv(&b, 7);
+	cr_expect(lk_no_site(&b));
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME_KEEP);
+	cr_expect_eq(lk_compare(&b, &a), LK_SAME);
+	/* Not when the operations moved. */
+	b.ops[0].sequence = 8;
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
