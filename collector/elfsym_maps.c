@@ -4,9 +4,14 @@
  * in ld.so's search order.  Read once per rank and look: kept free of
  * sscanf and per-line copies.
  */
+#include <elf.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "elfsym_int.h"
 #include "md.h"
@@ -91,7 +96,7 @@ struct es_mapref {
 
 /* One maps line; its path runs to the end of the line (not terminated). */
 struct es_mapline {
-	uint64_t start, offset;
+	uint64_t start, end, offset;
 	const char *path, *dev;
 	size_t pathlen, devlen;
 	unsigned long long ino;
@@ -207,6 +212,7 @@ static int parse_maps_line(const char *line, size_t len, struct es_mapline *m)
 	if (p > line + len)
 		return -1;
 	m->start = s;
+	m->end = e;
 	m->offset = off;
 	m->ino = ino;
 	m->shared = perms[0] && perms[1] && perms[2] && perms[3] == 's';
@@ -297,6 +303,69 @@ static void add_mapref(struct es_mapref **f, unsigned *n, unsigned *cap,
 }
 
 /* Collect the files of the maps text; returns -1 at a malformed line. */
+/*
+ * The vdso has no file, and no frame pointer: a thread stopped in it
+ * (clock_gettime, which MPI progress loops call all the time) unwinds
+ * only through its .eh_frame.  Every process of one kernel and ABI maps
+ * the same image, so ours, copied once into a memory file, stands for
+ * a target's [vdso] of the same size.  NULL if it cannot be had.
+ */
+static const char *vdso_path(size_t *size)
+{
+	static char path[64];
+	static size_t len;
+	static int tried;
+	const Elf64_Ehdr *eh;
+	int fd;
+
+	if (tried) {
+		*size = len;
+		return len ? path : NULL;
+	}
+	tried = 1;
+	eh = (const Elf64_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)
+			((const char *)eh + eh->e_phoff) + i;
+
+		if (ph->p_offset + ph->p_filesz > len)
+			len = ph->p_offset + ph->p_filesz;
+	}
+	fd = memfd_create("mpi-deadlock-vdso", MFD_CLOEXEC);
+	if (fd < 0 || len > (1 << 20) || write(fd, eh, len) != (ssize_t)len) {
+		if (fd >= 0)
+			close(fd);
+		len = 0;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	*size = len;
+	return path;
+}
+
+/* A maps line of the vdso, made to name our copy of it, when the sizes
+ * agree (one page more or less: the kernel rounds the mapping). */
+static bool vdso_line(struct es_mapline *m, uint64_t end)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t size;
+	const char *path;
+
+	if (m->pathlen != 6 || memcmp(m->path, "[vdso]", 6))
+		return false;
+	path = vdso_path(&size);
+	if (!path || end - m->start != (size + (size_t)page - 1) /
+					       (size_t)page * (size_t)page)
+		return false;
+	m->path = path;
+	m->pathlen = strlen(path);
+	return true;
+}
+
 static int collect_maprefs(const char *text, struct es_mapref **out,
 			   unsigned *nout)
 {
@@ -307,7 +376,7 @@ static int collect_maprefs(const char *text, struct es_mapref **out,
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		struct es_mapline m;
+		struct es_mapline m = { 0 };
 		int r = len ? parse_maps_line(p, len, &m) : 0, i;
 
 		lineno++;
@@ -318,7 +387,9 @@ static int collect_maprefs(const char *text, struct es_mapref **out,
 			return -1;
 		}
 		p += len + (nl ? 1 : 0);
-		if (r == 0 || memmem(m.path, m.pathlen, " (deleted)", 10))
+		if (r == 0 && (!len || !vdso_line(&m, m.end)))
+			continue;
+		if (memmem(m.path, m.pathlen, " (deleted)", 10))
 			continue;
 		i = find_mapref(f, n, m.path, m.pathlen);
 		if (i < 0) {

@@ -2,7 +2,11 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -344,6 +348,83 @@ Test(stacks, unwinding_with_the_views_tables_gives_the_same_frames)
 	es_cache_free(ec);
 	snap_free(s);
 	tr_child_end(&c);
+}
+
+/* A child that calls clock_gettime (the vdso's) without end. */
+static __attribute__((noinline)) void vdso_spin(void)
+{
+	struct timespec ts;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		__asm__ volatile("" : : "r"(&ts) : "memory");
+	}
+}
+
+/* The [vdso] mapping of a maps text; false if none. */
+static bool vdso_range(const char *maps, uint64_t *lo, uint64_t *hi)
+{
+	for (const char *l = maps; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		const char *nl = strchr(l, '\n');
+		const char *v = strstr(l, "[vdso]");
+		unsigned long long a, b;
+
+		if (v && (!nl || v < nl) && sscanf(l, "%llx-%llx", &a, &b) == 2) {
+			*lo = a;
+			*hi = b;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A thread stopped in the vdso (no file, no frame pointer) unwinds to
+ * its caller through the vdso's own .eh_frame (elfsym_maps.c). */
+Test(stacks, thread_stopped_in_the_vdso_unwinds_to_its_caller)
+{
+	struct es_cache *ec = es_cache_new();
+	struct dl_cache *lines = dl_cache_new();
+	struct snap *s = snap_new();
+	bool caught = false;
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		vdso_spin();
+		_exit(0);
+	}
+	for (int i = 0; i < 400 && !caught; i++) {
+		struct snap_rank r = { 0 };
+		struct es_view *v = NULL;
+		uint64_t lo, hi;
+		struct tgt *t;
+
+		usleep(1000);
+		cr_assert_eq(tgt_attach(pid, &t), 0);
+		cr_assert(vdso_range(tgt_maps_text(t), &lo, &hi));
+		cr_assert_eq(es_view_from_maps(ec, tgt_maps_text(t), tgt_exe(t),
+					       &v), 0);
+		cr_assert_eq(stk_read_all(t, v, lines, s, &r), 0);
+		tgt_free(t);
+		if (r.nthreads == 1 && r.threads[0].nframes &&
+		    r.threads[0].frames[0].pc >= lo &&
+		    r.threads[0].frames[0].pc < hi) {
+			caught = true;
+			cr_expect_geq(find_func(&r.threads[0], "vdso_spin"), 1,
+				      "stopped in the vdso at %#llx: its caller "
+				      "is not on the stack",
+				      (unsigned long long)
+					      r.threads[0].frames[0].pc);
+		}
+		free_threads(r.threads, r.nthreads);
+		es_view_free(v);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_expect(caught, "the child was never stopped in the vdso");
+	dl_cache_free(lines);
+	es_cache_free(ec);
+	snap_free(s);
 }
 
 /* ---- e2e_stacks: ranks of a real Debian Open MPI job ---- */
