@@ -629,6 +629,9 @@ int dl_cache_get(struct dl_cache *c, const char *elf_path,
 	struct dl_table *nt;
 	int ret;
 
+	/* "[vdso]" (elfsym_maps.c): no file, no lines. */
+	if (elf_path[0] != '/')
+		return -MD_E_NOSYM;
 	HASH_FIND_STR(c->entries, elf_path, e);
 	if (!e) {
 		ret = dl_table_open(elf_path, syms, &nt);

@@ -347,6 +347,14 @@ static const char *vdso_path(size_t *size)
 	return path;
 }
 
+static bool is_vdso_copy(const char *path)
+{
+	size_t size;
+	const char *v = vdso_path(&size);
+
+	return v && !strcmp(path, v);
+}
+
 /* A maps line of the vdso, made to name our copy of it, when the sizes
  * agree (one page more or less: the kernel rounds the mapping). */
 static bool vdso_line(struct es_mapline *m, uint64_t end)
@@ -449,6 +457,11 @@ static struct es_mfile *mfile_get(struct es_cache *c, struct es_maps_memo *mm,
 		if (r->shared ||
 		    es_cache_get_quiet(c, f->path, &f->img) != 0)
 			f->img = NULL;
+		/* Frames and reports name the vdso as maps does. */
+		if (f->img && is_vdso_copy(f->path)) {
+			free(f->path);
+			f->path = xstrdup("[vdso]");
+		}
 		HASH_ADD_KEYPTR(hh, mm->files, f->key, f->keylen, f);
 	}
 	if (key != stackkey)

@@ -410,6 +410,9 @@ Test(stacks, thread_stopped_in_the_vdso_unwinds_to_its_caller)
 		    r.threads[0].frames[0].pc >= lo &&
 		    r.threads[0].frames[0].pc < hi) {
 			caught = true;
+			cr_expect_str_eq(r.threads[0].frames[0].object ?
+					 r.threads[0].frames[0].object : "",
+					 "[vdso]");
 			cr_expect_geq(find_func(&r.threads[0], "vdso_spin"), 1,
 				      "stopped in the vdso at %#llx: its caller "
 				      "is not on the stack",
