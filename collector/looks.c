@@ -196,19 +196,33 @@ void lk_keep_probes(struct snap_rank *cur, const struct snap_rank *old)
 			cur->ops[cur->nops++] = old->ops[i];
 }
 
-enum lk_same lk_compare(const struct snap_rank *old,
+/* What moved between the looks whatever the stacks say, for lk_compare
+ * and lk_why. */
+enum moved { MOVED_NOTHING, MOVED_OPS, MOVED_COLL, MOVED_COUNT };
+
+static enum moved moved(const struct snap_rank *old,
 			const struct snap_rank *cur)
 {
+	if (!same_ops(old, cur))
+		return MOVED_OPS;
 	/* A rank that called another collective between the looks moved,
 	 * though a long collective repeated at one site shows the same
 	 * call, site and (without ob1's queues) no operation each time. */
-	if (!same_ops(old, cur) || last_coll(old) != last_coll(cur))
-		return LK_CHANGED;
+	if (last_coll(old) != last_coll(cur))
+		return MOVED_COLL;
 	/* Requests completed or messages moved in between: it moved (a
 	 * collective repeated at one site whose internal requests the
 	 * queues do not show, or show at neither look). */
 	if (old->has_completions && cur->has_completions &&
 	    old->completions != cur->completions)
+		return MOVED_COUNT;
+	return MOVED_NOTHING;
+}
+
+enum lk_same lk_compare(const struct snap_rank *old,
+			const struct snap_rank *cur)
+{
+	if (moved(old, cur) != MOVED_NOTHING)
 		return LK_CHANGED;
 	/* A look whose stacks gave no site (the unwinder lost the thread,
 	 * stopped where it has no unwind information) says nothing against
@@ -233,14 +247,15 @@ enum lk_same lk_compare(const struct snap_rank *old,
 const char *lk_why(const struct snap_rank *old, const struct snap_rank *cur,
 		   char *buf, size_t size)
 {
-	if (!same_ops(old, cur))
+	enum moved m = moved(old, cur);
+
+	if (m == MOVED_OPS)
 		snprintf(buf, size, "its operations changed (%d, then %d)",
 			 old->nops, cur->nops);
-	else if (last_coll(old) != last_coll(cur))
+	else if (m == MOVED_COLL)
 		snprintf(buf, size, "it called collective #%" PRIu64 " after "
 			 "#%" PRIu64, last_coll(cur), last_coll(old));
-	else if (old->has_completions && cur->has_completions &&
-		 old->completions != cur->completions)
+	else if (m == MOVED_COUNT)
 		snprintf(buf, size, "requests completed or messages moved "
 			 "(count %" PRIu64 ", then %" PRIu64 ")",
 			 old->completions, cur->completions);
