@@ -307,8 +307,7 @@ static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
 			uint64_t h = 0;
 			int rc;
 
-			if (!p->loc || !p->site || mdt_bucket(p->loc) != i ||
-			    MDT_SITE_CHECK(p->site) != mdt_check(p->loc))
+			if (!mdt_post_valid(p, i, tb->handle_size))
 				continue;
 			/* A held record names its handle. */
 			if (p->site & MDT_SITE_HELD)
@@ -319,7 +318,9 @@ static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
 					return rc;
 				continue;
 			}
-			if (!h)
+			/* Its request completed through it (or a post
+			 * through it is being written: see mdtrack.h). */
+			if (!h || h == tb->request_null)
 				continue;
 			ps->v[ps->n++] = (struct held){ h, p };
 		}

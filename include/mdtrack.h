@@ -16,7 +16,9 @@
  *    written before the call, so that the wrapper can end in a tail
  *    call; the collector reads the handle from the variable while the
  *    rank is stopped.  A hash table of MDT_NBUCKETS buckets
- *    (mdt_bucket() of the variable's address), each one cache line of
+ *    (mdt_var_bucket() of the variable's address: neighbouring variables,
+ *    as in an array of requests, get neighbouring buckets, so a loop
+ *    over them writes few pages and cache sets), each one cache line of
  *    MDT_WAYS 32-byte records, the latest first.  A variable's new record
  *    replaces its old one in place; a variable not in its bucket goes
  *    first and pushes the other record to the second way, overwriting
@@ -27,11 +29,16 @@
  *    a variable posted through again while it holds a handle other than
  *    MPI_REQUEST_NULL first copies its record to the bucket of that
  *    handle as a held record (site has MDT_SITE_HELD, loc is the handle,
- *    bucket and check byte are the handle's), pushing as a post does.
- *    A record is written site = 0 first, its
- *    fields, then site, which carries a check byte of the variable's
- *    address: a record torn by a stop reads as empty, and so, mostly,
- *    does one torn by two threads racing on one bucket.
+ *    bucket and check byte are the handle's: mdt_bucket(), a
+ *    multiplicative hash), pushing as a post does.  A record taken over
+ *    by another variable, or a held one, is written site = 0 and loc
+ *    first, then its fields, then site, which carries a check byte of
+ *    the key: a record torn by a stop reads as empty, and so, mostly,
+ *    does one torn by two threads racing on one bucket.  A variable's
+ *    own record, posted through again while the variable holds
+ *    MPI_REQUEST_NULL (a loop), gets its fields and then site, and only
+ *    those that changed: a stop in between leaves a record whose
+ *    variable holds no request, which the collector skips.
  *  - inits: a ring of persistent request creations (MPI_Send_init, ...),
  *    kept apart so that a busy message loop does not push them out.
  *    Ring slot i holds the record with ticket t where t % n == i; its
@@ -58,11 +65,13 @@
 
 #define MDT_SYMBOL "md_track_table"
 #define MDT_MAGIC 0x316b636172746d64ULL	/* "mdtrack1" little-endian */
-#define MDT_VERSION 4
+#define MDT_VERSION 5
 
 #define MDT_NBUCKETS 2048	/* powers of two */
 #define MDT_BUCKET_BITS 11	/* log2(MDT_NBUCKETS) */
 #define MDT_WAYS 2	/* records per bucket: one cache line */
+#define MDT_POSTS_AT 192	/* offsetof(struct mdt_table, posts) */
+#define MDT_REQUEST_NULL_AT 104	/* offsetof(..., request_null) */
 #define MDT_NINITS 1024
 #define MDT_NCOLLS 256
 #define MDT_PROBE 8	/* colls slots searched from a handle's hash */
@@ -117,15 +126,16 @@ struct mdt_post {
 	uint64_t comm;		/* MPI_Comm handle */
 	int32_t peer;		/* dest/source (local rank) or root, as passed */
 	int32_t tag;		/* as passed; MDT_NONE for collectives */
-	uint64_t site;		/* mdt_site(): written last, 0 while written */
+	uint64_t site;		/* mdt_var_site(), mdt_site(): written last */
 };
 
 /*
  * site: the return address of the call (bits 0-47: user space addresses
  * on x86-64 and aarch64), the call (bits 48-54), MDT_SITE_HELD (bit 55:
- * a held record, below), and a check byte of the
- * variable's address (bits 56-63): the 8 bits of mdt_hash() below those
- * that pick the bucket, so two records of one bucket seldom share it.
+ * a held record, below), and a check byte of the key (bits 56-63): of
+ * a variable's address, the 8 bits above those that pick its bucket
+ * (mdt_var_check); of a held record's handle, the 8 bits of mdt_hash()
+ * below those (mdt_check); so two records of one bucket seldom share it.
  * A site written for another variable than the record's (two threads
  * racing on one bucket) fails the check; the communicator, peer and tag
  * of such a race are not checked.
@@ -137,18 +147,28 @@ struct mdt_post {
 #define MDT_SITE_CHECK(site) ((site) >> 56)
 
 /* Macros as well, for code built for general registers only (the
- * inline functions below are not inlined there): a key's hash, and the
- * bucket and check byte a hash gives. */
+ * inline functions below are not inlined there): a handle's hash, and
+ * the bucket and check byte a hash gives (held records); a variable's
+ * bucket and check byte (MDT_VAR_*: its address over the handle size,
+ * folded: lo ^ mid ^ hi of 3 x MDT_BUCKET_BITS bits, and 8 bits of mid). */
 #define MDT_HASH(x) ((uint64_t)(x) * 0x9e3779b97f4a7c15ULL)
 #define MDT_HASH_BUCKET(h) ((unsigned)((h) >> (64 - MDT_BUCKET_BITS)))
 #define MDT_HASH_CHECK(h) ((uint64_t)(h) << MDT_BUCKET_BITS >> 56)
+#define MDT_VAR_SHIFT(hsize) ((hsize) == 4 ? 2 : 3)
+#define MDT_VAR_BUCKET(loc, sh)                                             \
+	((unsigned)(((uint64_t)(loc) >> (sh) ^                              \
+		     (uint64_t)(loc) >> ((sh) + MDT_BUCKET_BITS) ^          \
+		     (uint64_t)(loc) >> ((sh) + 2 * MDT_BUCKET_BITS)) &     \
+		    (MDT_NBUCKETS - 1)))
+#define MDT_VAR_CHECK(loc, sh)                                              \
+	((uint64_t)(loc) >> ((sh) + MDT_BUCKET_BITS) & 0xff)
 
 static inline uint64_t mdt_hash(uint64_t req)
 {
 	return MDT_HASH(req);
 }
 
-/* The bucket of a request variable (its address). */
+/* The bucket of a held record's handle. */
 static inline unsigned mdt_bucket(uint64_t req)
 {
 	return MDT_HASH_BUCKET(mdt_hash(req));
@@ -159,10 +179,44 @@ static inline uint64_t mdt_check(uint64_t req)
 	return MDT_HASH_CHECK(mdt_hash(req));
 }
 
+/* A held record's site. */
 static inline uint64_t mdt_site(uint64_t req, uint64_t ret, int call)
 {
 	return (ret & MDT_RET_MASK) | (uint64_t)call << 48 |
 	       mdt_check(req) << 56;
+}
+
+/* The bucket, check byte and site of a request variable at loc, for
+ * handles of hsize bytes (mdt_table.handle_size). */
+static inline unsigned mdt_var_bucket(uint64_t loc, unsigned hsize)
+{
+	return MDT_VAR_BUCKET(loc, MDT_VAR_SHIFT(hsize));
+}
+
+static inline uint64_t mdt_var_check(uint64_t loc, unsigned hsize)
+{
+	return MDT_VAR_CHECK(loc, MDT_VAR_SHIFT(hsize));
+}
+
+static inline uint64_t mdt_var_site(uint64_t loc, unsigned hsize,
+				    uint64_t ret, int call)
+{
+	return (ret & MDT_RET_MASK) | (uint64_t)call << 48 |
+	       mdt_var_check(loc, hsize) << 56;
+}
+
+/* Does posts record p, found in bucket i, hold a whole record that
+ * belongs there (not empty, not torn)? */
+static inline int mdt_post_valid(const struct mdt_post *p, unsigned i,
+				 unsigned hsize)
+{
+	if (!p->loc || !p->site)
+		return 0;
+	if (p->site & MDT_SITE_HELD)
+		return mdt_bucket(p->loc) == i &&
+		       MDT_SITE_CHECK(p->site) == mdt_check(p->loc);
+	return mdt_var_bucket(p->loc, hsize) == i &&
+	       MDT_SITE_CHECK(p->site) == mdt_var_check(p->loc, hsize);
 }
 
 /* A persistent request's creation (64 bytes). */
@@ -214,7 +268,10 @@ struct __attribute__((aligned(64))) mdt_table {
 	 * integer constants (MPICH), else 0 (Open MPI's are the addresses
 	 * of its symbols, named by those). */
 	uint64_t comm_world, comm_self;
-	uint64_t pad1[3];
+	/* MPI_REQUEST_NULL's value: what a variable holds once its request
+	 * completed through it (0 in a process without MPI). */
+	uint64_t request_null;
+	uint64_t pad1[2];
 	uint64_t colls_head;
 	/* The polling calls (MPI_Test, MPI_Testany, MPI_Testall,
 	 * MPI_Testsome, MPI_Iprobe, MPI_Improbe) this rank made, and the
@@ -238,8 +295,18 @@ _Static_assert(sizeof(struct mdt_post) * MDT_WAYS == 64,
 _Static_assert(sizeof(struct mdt_rec) == 64, "mdt_rec is one cache line");
 _Static_assert(sizeof(struct mdt_coll) == 64, "mdt_coll is one cache line");
 _Static_assert(__builtin_offsetof(struct mdt_table, inits_head) == 64 &&
-		       __builtin_offsetof(struct mdt_table, posts) == 192,
+		       __builtin_offsetof(struct mdt_table, posts) ==
+			       MDT_POSTS_AT,
 	       "counters and buckets start on cache lines");
+/* The offsets track/mdtrack.c's x86-64 wrappers use. */
+_Static_assert(__builtin_offsetof(struct mdt_table, request_null) ==
+			       MDT_REQUEST_NULL_AT &&
+		       __builtin_offsetof(struct mdt_post, loc) == 0 &&
+		       __builtin_offsetof(struct mdt_post, comm) == 8 &&
+		       __builtin_offsetof(struct mdt_post, peer) == 16 &&
+		       __builtin_offsetof(struct mdt_post, tag) == 20 &&
+		       __builtin_offsetof(struct mdt_post, site) == 24,
+	       "posts record layout");
 _Static_assert(MDT_NBUCKETS == 1 << MDT_BUCKET_BITS, "MDT_BUCKET_BITS");
 
 #endif /* MD_MDTRACK_H */

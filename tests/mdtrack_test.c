@@ -37,6 +37,15 @@ static const char fake_src[] =
 	"	*r = (MPI_Request)(void *)reqs[tag & 3];\n"
 	"	return 0;\n"
 	"}\n"
+	"int PMPI_Irsend(const void *b, int c, MPI_Datatype d, int dst, int tag,\n"
+	"		MPI_Comm comm, MPI_Request *r)\n"
+	"{\n"
+	"	if (dst == 7)\n"
+	"		printf(\"irsend %p %d %p %d %d %p\\n\", b, c, (void *)d, dst,\n"
+	"		       tag, (void *)comm);\n"
+	"	*r = (MPI_Request)(void *)reqs[tag & 3];\n"
+	"	return 0;\n"
+	"}\n"
 	"int PMPI_Test(MPI_Request *r, int *flag, MPI_Status *st)\n"
 	"{\n"
 	"	(void)r; (void)st;\n"
@@ -100,8 +109,7 @@ static const char prog_fmt[] =
 	"				printf(\"post call %%d peer %%d tag %%d comm %%#llx ok %%d%%s\\n\",\n"
 	"				       MDT_SITE_CALL(p->site), p->peer, p->tag,\n"
 	"				       (unsigned long long)p->comm,\n"
-	"				       i == mdt_bucket(p->loc) &&\n"
-	"				       MDT_SITE_CHECK(p->site) == mdt_check(p->loc),\n"
+	"				       mdt_post_valid(p, i, t->handle_size),\n"
 	"				       p->loc == (uintptr_t)&shared ? \" shared\" :\n"
 	"				       p->loc == (uintptr_t)&own ? \" own\" :\n"
 	"				       p->loc == (uintptr_t)&r ? \" r\" :\n"
@@ -132,7 +140,8 @@ static const char turns_fmt[] =
 	"	irecv = (irecv_t)dlsym(RTLD_DEFAULT, \"MPI_Irecv\");\n"
 	"	t = dlsym(RTLD_DEFAULT, \"md_track_table\");\n"
 	"	for (MPI_Request *p = pool + 1; k < 3 && p < pool + (1 << 19); p++)\n"
-	"		if (mdt_bucket((uintptr_t)p) == mdt_bucket((uintptr_t)pool))\n"
+	"		if (mdt_var_bucket((uintptr_t)p, sizeof(*p)) ==\n"
+	"		    mdt_var_bucket((uintptr_t)pool, sizeof(*p)))\n"
 	"			v[k++] = p;\n"
 	"	if (!irecv || !t || k < 3)\n"
 	"		return 3;\n"
@@ -142,11 +151,59 @@ static const char turns_fmt[] =
 	"	irecv(&one, 1, (MPI_Datatype)0, 0, 9, (MPI_Comm)0, v[2]);\n"
 	"	printf(\"third dropped %%llu\\n\", (unsigned long long)t->posts_dropped);\n"
 	"	for (int w = 0; w < MDT_WAYS; w++) {\n"
-	"		struct mdt_post *p = &t->posts[mdt_bucket((uintptr_t)pool)][w];\n"
+	"		struct mdt_post *p = &t->posts[mdt_var_bucket((uintptr_t)pool, sizeof(*pool))][w];\n"
 	"		printf(\"way %%d variable %%d tag %%d\\n\", w,\n"
 	"		       p->loc == (uintptr_t)v[0] ? 0 :\n"
 	"		       p->loc == (uintptr_t)v[1] ? 1 : 2, p->tag);\n"
 	"	}\n"
+	"	return 0;\n"
+	"}\n";
+
+/* A loop over an array of requests, each completed (MPI_REQUEST_NULL,
+ * 0 here: no libmpi) before its next post, through MPI_Irecv and
+ * MPI_Irsend, with arguments that change every round but the last: each
+ * variable's record is the last post's, all its own bucket. */
+static const char loop_fmt[] =
+	"#include <mpi.h>\n"
+	"#include <dlfcn.h>\n"
+	"#include <stdio.h>\n"
+	"#include <stdint.h>\n"
+	"#include \"%s/include/mdtrack.h\"\n"
+	"typedef int (*p2p_t)(const void *, int, MPI_Datatype, int, int,\n"
+	"		     MPI_Comm, MPI_Request *);\n"
+	"static MPI_Request v[8];\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct mdt_table *t;\n"
+	"	p2p_t irecv, irsend;\n"
+	"	int one = 1;\n"
+	"	if (!dlopen(\"%s\", RTLD_NOW | RTLD_GLOBAL))\n"
+	"		return 2;\n"
+	"	irecv = (p2p_t)dlsym(RTLD_DEFAULT, \"MPI_Irecv\");\n"
+	"	irsend = (p2p_t)dlsym(RTLD_DEFAULT, \"MPI_Irsend\");\n"
+	"	t = dlsym(RTLD_DEFAULT, \"md_track_table\");\n"
+	"	if (!irecv || !irsend || !t)\n"
+	"		return 3;\n"
+	"	for (int round = 0; round < 4; round++)\n"
+	"		for (int k = 0; k < 8; k++) {\n"
+	"			int r = round < 3 ? round : 2;\n"
+	"			(k & 1 ? irsend : irecv)(&one, 1 + r,\n"
+	"				(MPI_Datatype)(uintptr_t)0x77, k, 10 * r + k,\n"
+	"				(MPI_Comm)(uintptr_t)(0x100 + r), &v[k]);\n"
+	"			v[k] = 0;\n"
+	"		}\n"
+	"	for (int k = 0; k < 8; k++) {\n"
+	"		unsigned i = mdt_var_bucket((uintptr_t)&v[k], sizeof(v[k]));\n"
+	"		struct mdt_post *p = &t->posts[i][0];\n"
+	"		uint64_t ret = MDT_SITE_RET(p->site);\n"
+	"		printf(\"v%%d ok %%d own %%d call %%d peer %%d tag %%d comm %%#llx\"\n"
+	"		       \" in main %%d second %%d\\n\", k, mdt_post_valid(p, i, t->handle_size),\n"
+	"		       p->loc == (uintptr_t)&v[k], MDT_SITE_CALL(p->site),\n"
+	"		       p->peer, p->tag, (unsigned long long)p->comm,\n"
+	"		       ret > (uintptr_t)main && ret < (uintptr_t)main + 4096,\n"
+	"		       t->posts[i][1].site != 0);\n"
+	"	}\n"
+	"	printf(\"dropped %%llu\\n\", (unsigned long long)t->posts_dropped);\n"
 	"	return 0;\n"
 	"}\n";
 
@@ -268,6 +325,25 @@ Test(mdtrack, two_variables_of_a_bucket_in_turns_lose_nothing_a_third_drops_one)
 	cr_expect(strstr(out, "third dropped 1\n"), "%s", out);
 	cr_expect(strstr(out, "way 0 variable 2 tag 9\n"), "%s", out);
 	cr_expect(strstr(out, "way 1 variable 0 tag 6\n"), "%s", out);
+	free(out);
+}
+
+Test(mdtrack, loop_over_a_request_array_keeps_each_variables_last_post)
+{
+	char *out = run_with_library(loop_fmt);
+
+	/* Every argument reached PMPI_Irsend intact (the last round). */
+	cr_expect(strstr(out, " 3 0x77 7 27 0x102\n"), "%s", out);
+	for (int k = 0; k < 8; k++) {
+		char *want = xasprintf(
+			"v%d ok 1 own 1 call %d peer %d tag %d comm 0x102 in "
+			"main 1 second 0\n",
+			k, k & 1 ? MDT_MPI_Irsend : MDT_MPI_Irecv, k, 20 + k);
+
+		cr_expect(strstr(out, want), "%s (want %s)", out, want);
+		free(want);
+	}
+	cr_expect(strstr(out, "dropped 0\n"), "%s", out);
 	free(out);
 }
 

@@ -123,12 +123,13 @@ static struct mdt_post *put_post(struct fx *f, int way, uint64_t req,
 				 uint64_t ret)
 {
 	uint64_t loc = VARS + 8 * (uint64_t)f->nvars;
-	struct mdt_post *p = &f->tb->posts[mdt_bucket(loc)][way];
+	unsigned hsize = f->tb->handle_size;
+	struct mdt_post *p = &f->tb->posts[mdt_var_bucket(loc, hsize)][way];
 
 	cr_assert_lt(f->nvars, NVARS);
 	f->vars[f->nvars++] = req;
 	*p = (struct mdt_post){ loc, comm, peer, tag,
-				mdt_site(loc, ret, call) };
+				mdt_var_site(loc, hsize, ret, call) };
 	return p;
 }
 
@@ -163,6 +164,37 @@ Test(track, site_word_keeps_return_address_and_call)
 	cr_expect_neq(site, 0);
 	cr_expect_lt(mdt_bucket(REQ_A), MDT_NBUCKETS);
 	cr_expect_lt(mdt_bucket(~0ULL), MDT_NBUCKETS);
+}
+
+/* An array of requests gets neighbouring buckets, one each (a loop
+ * over it writes few cache lines and pages); a variable's check byte
+ * tells apart variables that share a bucket. */
+Test(track, variables_of_an_array_get_neighbouring_buckets)
+{
+	uint64_t base = 0x7ffd12345000ULL, lo = ~0ULL, hi = 0;
+	bool seen[MDT_NBUCKETS] = { false };
+
+	for (int k = 0; k < 64; k++) {
+		unsigned b = mdt_var_bucket(base + 8 * (uint64_t)k, 8);
+
+		cr_expect_not(seen[b], "variable %d shares bucket %u", k, b);
+		seen[b] = true;
+		lo = b < lo ? b : lo;
+		hi = b > hi ? b : hi;
+	}
+	cr_expect_lt(hi - lo, 64);
+	/* 4-byte handles (MPICH): 4 bytes apart, still one bucket each. */
+	cr_expect_neq(mdt_var_bucket(base, 4), mdt_var_bucket(base + 4, 4));
+	/* 16 KiB apart: the same low bits, another bucket or check byte. */
+	for (uint64_t d = 1; d < 64; d++) {
+		uint64_t other = base + (d << 14);
+
+		cr_expect(mdt_var_bucket(other, 8) != mdt_var_bucket(base, 8) ||
+				  mdt_var_check(other, 8) !=
+					  mdt_var_check(base, 8),
+			  "%#llx and %#llx", (unsigned long long)base,
+			  (unsigned long long)other);
+	}
 }
 
 Test(track, pending_request_is_joined_to_the_call_that_posted_it)
@@ -224,7 +256,7 @@ Test(track, post_being_written_or_torn_reads_as_absent)
 	p->site = 0;
 	/* Two threads racing on one bucket: the site of the other call. */
 	p = put_post(&f, 0, REQ_B, MDT_MPI_Irecv, COMM, 0, 1, f.site2);
-	p->site = mdt_site(p->loc ^ 0x100000, f.site3, MDT_MPI_Isend);
+	p->site = mdt_var_site(p->loc ^ 0x100000, 8, f.site3, MDT_MPI_Isend);
 	fx_pending(&f, REQ_A);
 	fx_pending(&f, REQ_B);
 	cr_assert_eq(fx_read(&f), 0);
@@ -437,6 +469,27 @@ Test(track, operation_without_request_stays_unjoined_when_posts_are_ambiguous)
 	cr_expect_eq(b->request, 0);
 	cr_expect_eq(c->request, REQ_A ^ 0x40);
 	cr_expect_eq(f.r.ntrack, 1);
+	fx_fini(&f);
+}
+
+/* A variable whose request completed through it holds
+ * MPI_REQUEST_NULL: its record is no post of anything pending, even of
+ * an operation with its arguments (a loop's last turn, its receive now
+ * posted by an untracked call). */
+Test(track, variable_holding_request_null_joins_nothing)
+{
+	struct fx f;
+	struct snap_op *a;
+
+	fx_init(&f);
+	f.tb->request_null = 0x2c000000;
+	f.tb->handle_size = 4;
+	put_post(&f, 0, 0x2c000000, MDT_MPI_Irecv, COMM, 1, 1, f.site2);
+	a = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	f.r.mpi_call = "MPI_Wait";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(a->request, 0);
+	cr_expect_eq(f.r.ntrack, 0);
 	fx_fini(&f);
 }
 

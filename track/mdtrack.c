@@ -54,6 +54,9 @@ EXPORT struct mdt_table md_track_table = {
 #if defined(MPICH_VERSION)
 	.comm_world = H(MPI_COMM_WORLD),
 	.comm_self = H(MPI_COMM_SELF),
+	.request_null = H(MPI_REQUEST_NULL),
+#elif defined(OPEN_MPI)
+	.request_null = (uint64_t)(uintptr_t)MPI_REQUEST_NULL,
 #endif
 };
 
@@ -200,7 +203,7 @@ static inline void rec_put(struct mdt_rec *r, uint64_t t, int call,
 #undef POST_FN
 
 /*
- * The wrappers' rare paths, md_track_held and md_track_slot, are out of
+ * The wrappers' rare paths, md_track_slow and md_track_slot, are out of
  * line.  On x86-64 they save every register they use and use no SSE
  * register (built for general registers only, with their own copies of
  * the writers): a stub passes the argument from rax and leaves the
@@ -237,45 +240,65 @@ GPR_END
 #define GPR(name) name
 #endif
 
-/* A post through the variable at loc, whose record is first in its
- * bucket, while the variable holds a request. */
+/* Handles are this many bytes: variables' buckets (mdtrack.h). */
+#define VAR_SHIFT MDT_VAR_SHIFT(sizeof(MPI_Request))
+
+/*
+ * The rare path of a post through the variable at loc: its bucket's
+ * first record is another variable's (it goes to the second way), or
+ * the variable still holds a request (its record is kept as a held
+ * one).  The first record is then left as the variable's with site 0,
+ * for the post to fill.
+ */
 GPR_BEGIN
 __attribute__((noinline, cold, used, visibility("hidden"), SAVES_ALL)) void
-md_track_held(uint64_t loc);
-void md_track_held(uint64_t loc)
+md_track_slow(uint64_t loc);
+void md_track_slow(uint64_t loc)
 {
-	struct mdt_post *b = T->posts[MDT_HASH_BUCKET(MDT_HASH(loc))];
+	struct mdt_post *b = T->posts[MDT_VAR_BUCKET(loc, VAR_SHIFT)];
 
-	GPR(post_held)(b, GPR(held_at)(loc));
+	if (b[0].loc == loc)
+		GPR(post_held)(b, GPR(held_at)(loc));
 	/* The handle's bucket may be the variable's. */
 	if (b[0].loc != loc)
 		GPR(post_push)(b, loc);
+	__atomic_store_n(&b[0].site, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	b[0].loc = loc;
 }
 GPR_END
 #if defined(__x86_64__)
-GPR_STUB(md_track_held_x86, md_track_held);
-#define HELD(loc) ((void)VIA(md_track_held_x86, (uintptr_t)(loc)))
+GPR_STUB(md_track_slow_x86, md_track_slow);
+#define SLOW(loc) ((void)VIA(md_track_slow_x86, (uintptr_t)(loc)))
 #else
-#define HELD(loc) md_track_held(loc)
+#define SLOW(loc) md_track_slow(loc)
 #endif
 
-/* A post through the request variable at loc. */
+/*
+ * A post through the request variable at loc.  A loop posts through
+ * the same variables, each holding MPI_REQUEST_NULL again by then: the
+ * record is the variable's already and only what changed is written,
+ * site last (see mdtrack.h).  The x86-64 wrappers of Open MPI's
+ * point-to-point posts below do the same in assembly.
+ */
 static inline __attribute__((always_inline)) void
 post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
 {
-	uint64_t h = mdt_hash(loc);
-	struct mdt_post *b = T->posts[MDT_HASH_BUCKET(h)];
+	struct mdt_post *b = T->posts[MDT_VAR_BUCKET(loc, VAR_SHIFT)];
 
-	if (__builtin_expect(b[0].loc == loc, 1)) {
-		uint64_t held = held_at(loc);
-
-		/* After MPI_Wait and friends it holds MPI_REQUEST_NULL. */
-		if (__builtin_expect(held != H(MPI_REQUEST_NULL), 0))
-			HELD(loc);
-	} else {
-		post_push(b, loc);
-	}
-	post_put(&b[0], loc, comm, peer, tag, site | MDT_HASH_CHECK(h) << 56);
+	site |= MDT_VAR_CHECK(loc, VAR_SHIFT) << 56;
+	if (__builtin_expect(b[0].loc != loc ||
+				     held_at(loc) != H(MPI_REQUEST_NULL),
+			     0))
+		SLOW(loc);
+	if (__atomic_load_n(&b[0].site, __ATOMIC_RELAXED) == site &&
+	    b[0].comm == comm && b[0].peer == peer && b[0].tag == tag)
+		return;
+	b[0].comm = comm;
+	b[0].peer = peer;
+	b[0].tag = tag;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&b[0].site, site, __ATOMIC_RELEASE);
 }
 
 static inline int peer_of(int p)
@@ -389,6 +412,89 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 /* The call succeeded (creations only). */
 #define OK(rc) __builtin_expect((rc) == MPI_SUCCESS, 1)
 
+#if defined(__x86_64__) && defined(OPEN_MPI)
+/*
+ * The point-to-point posts, Open MPI on x86-64: post() in assembly.  The
+ * compiler's version keeps two arguments in saved registers (pushed and
+ * popped) and writes the seventh back to the stack; this uses rax, r10
+ * and r11 only, which the calling convention lets a call change, and
+ * in a loop only loads and compares.  Arguments: rdi buf, esi count,
+ * rdx datatype, ecx peer, r8d tag, r9 comm, 8(%rsp) the request
+ * variable; (%rsp) is the return address (below 2^48 in user space).
+ * MPI_Isend's site bits: MPI_Isend_call.
+ */
+_Static_assert(sizeof(MPI_Request) == 8 && sizeof(MPI_Comm) == 8,
+	       "Open MPI's handles are pointers");
+#define XSTR(x) STR(x)
+#define ASM_P2P(name)                                                       \
+	static const uint64_t name##_call __attribute__((used)) =           \
+		(uint64_t)MDT_##name << 48;                                 \
+	static const char name##_pmpi[] __attribute__((used)) = "P" #name; \
+	__asm__(".pushsection .text\n"                                      \
+		".p2align 4\n"                                              \
+		".globl " #name "\n"                                        \
+		".weak P" #name "\n"                                        \
+		".type " #name ", @function\n"                              \
+		#name ":\n"                                                 \
+		".cfi_startproc\n"                                          \
+		/* r11 = the bucket of the variable, r10 */                 \
+		"	mov 8(%rsp), %r10\n"                                 \
+		"	mov %r10, %rax\n"                                    \
+		"	mov %r10, %r11\n"                                    \
+		"	shr $3, %rax\n"                                      \
+		"	shr $(3 + " XSTR(MDT_BUCKET_BITS) "), %r11\n"        \
+		"	xor %r11, %rax\n"                                    \
+		"	shr $" XSTR(MDT_BUCKET_BITS) ", %r11\n"              \
+		"	xor %r11, %rax\n"                                    \
+		"	and $(" XSTR(MDT_NBUCKETS) " - 1), %eax\n"           \
+		"	shl $6, %rax\n"                                      \
+		"	lea md_track_self+" XSTR(MDT_POSTS_AT) "(%rip), %r11\n" \
+		"	add %rax, %r11\n"                                    \
+		/* The variable's record, the variable MPI_REQUEST_NULL? */ \
+		"	cmp %r10, (%r11)\n"                                  \
+		"	jne 3f\n"                                            \
+		"	mov md_track_self+" XSTR(MDT_REQUEST_NULL_AT)         \
+		"(%rip), %rax\n"                                            \
+		"	cmp %rax, (%r10)\n"                                  \
+		"	jne 3f\n"                                            \
+		/* rax = site: check byte, call, return address */          \
+		"1:	mov %r10, %rax\n"                                    \
+		"	shr $(3 + " XSTR(MDT_BUCKET_BITS) "), %rax\n"        \
+		"	shl $56, %rax\n"                                     \
+		"	or (%rsp), %rax\n"                                   \
+		"	or " #name "_call(%rip), %rax\n"                     \
+		/* Written already (a loop), or write what changed. */      \
+		"	cmp %rax, 24(%r11)\n"                                \
+		"	jne 4f\n"                                            \
+		"	cmp %r9, 8(%r11)\n"                                  \
+		"	jne 4f\n"                                            \
+		"	cmp %ecx, 16(%r11)\n"                                \
+		"	jne 4f\n"                                            \
+		"	cmp %r8d, 20(%r11)\n"                                \
+		"	jne 4f\n"                                            \
+		"2:	mov P" #name "@GOTPCREL(%rip), %rax\n"               \
+		"	test %rax, %rax\n"                                   \
+		"	jz 5f\n"                                             \
+		"	jmp *%rax\n"                                         \
+		"3:	mov %r10, %rax\n"                                    \
+		"	call md_track_slow_x86\n"                            \
+		"	jmp 1b\n"                                            \
+		"4:	mov %r9, 8(%r11)\n"                                  \
+		"	mov %ecx, 16(%r11)\n"                                \
+		"	mov %r8d, 20(%r11)\n"                                \
+		"	mov %rax, 24(%r11)\n"                                \
+		"	jmp 2b\n"                                            \
+		"5:	lea " #name "_pmpi(%rip), %rax\n"                    \
+		"	call md_track_late_x86\n"                            \
+		"	jmp *%rax\n"                                         \
+		".cfi_endproc\n"                                            \
+		".size " #name ", .-" #name "\n"                            \
+		".popsection\n")
+/* The same contract as post(): checked by tests/mdtrack_test.c. */
+_Static_assert(MDT_VAR_SHIFT(sizeof(MPI_Request)) == 3, "ASM_P2P's shift");
+#define P2P_SEND(name) ASM_P2P(name);
+#define P2P_RECV(name) ASM_P2P(name);
+#else
 #define P2P_SEND(name)                                                      \
 	EXPORT int name(const void *buf, int count, MPI_Datatype dt,        \
 			int dest, int tag, MPI_Comm comm, MPI_Request *req) \
@@ -396,6 +502,16 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
 		post(H(req), H(comm), dest, tag, SITE(MDT_##name, RET()));  \
 		return PMPI(P##name)(buf, count, dt, dest, tag, comm, req); \
 	}
+#define P2P_RECV(name)                                                      \
+	EXPORT int name(void *buf, int count, MPI_Datatype dt, int source,  \
+			int tag, MPI_Comm comm, MPI_Request *req)           \
+	{                                                                   \
+		post(H(req), H(comm), source, tag,                          \
+		     SITE(MDT_##name, RET()));                              \
+		return PMPI(P##name)(buf, count, dt, source, tag, comm,     \
+				     req);                                  \
+	}
+#endif
 #define INIT_SEND(name)                                                     \
 	EXPORT int name(const void *buf, int count, MPI_Datatype dt,        \
 			int dest, int tag, MPI_Comm comm, MPI_Request *req) \
@@ -418,12 +534,7 @@ INIT_SEND(MPI_Bsend_init)
 INIT_SEND(MPI_Ssend_init)
 INIT_SEND(MPI_Rsend_init)
 
-EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype dt, int source,
-		     int tag, MPI_Comm comm, MPI_Request *req)
-{
-	post(H(req), H(comm), source, tag, SITE(MDT_MPI_Irecv, RET()));
-	return PMPI(PMPI_Irecv)(buf, count, dt, source, tag, comm, req);
-}
+P2P_RECV(MPI_Irecv)
 
 EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source,
 			 int tag, MPI_Comm comm, MPI_Request *req)
