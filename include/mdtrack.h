@@ -150,15 +150,14 @@ struct mdt_post {
  * inline functions below are not inlined there): a handle's hash, and
  * the bucket and check byte a hash gives (held records); a variable's
  * bucket and check byte (MDT_VAR_*: its address over the handle size,
- * folded: lo ^ mid ^ hi of 3 x MDT_BUCKET_BITS bits, and 8 bits of mid). */
+ * folded: lo ^ hi of 2 x MDT_BUCKET_BITS bits, and 8 bits of hi). */
 #define MDT_HASH(x) ((uint64_t)(x) * 0x9e3779b97f4a7c15ULL)
 #define MDT_HASH_BUCKET(h) ((unsigned)((h) >> (64 - MDT_BUCKET_BITS)))
 #define MDT_HASH_CHECK(h) ((uint64_t)(h) << MDT_BUCKET_BITS >> 56)
 #define MDT_VAR_SHIFT(hsize) ((hsize) == 4 ? 2 : 3)
 #define MDT_VAR_BUCKET(loc, sh)                                             \
 	((unsigned)(((uint64_t)(loc) >> (sh) ^                              \
-		     (uint64_t)(loc) >> ((sh) + MDT_BUCKET_BITS) ^          \
-		     (uint64_t)(loc) >> ((sh) + 2 * MDT_BUCKET_BITS)) &     \
+		     (uint64_t)(loc) >> ((sh) + MDT_BUCKET_BITS)) &         \
 		    (MDT_NBUCKETS - 1)))
 #define MDT_VAR_CHECK(loc, sh)                                              \
 	((uint64_t)(loc) >> ((sh) + MDT_BUCKET_BITS) & 0xff)

@@ -80,7 +80,8 @@ done
 
 post=$("$build/bench/benchpost")
 echo "$post"
-added=$(echo "$post" | awk '$1 == "track_post_added:" { print $2 }')
+# The message-rate loop posts with the same arguments every round.
+added=$(echo "$post" | awk '$1 == "track_post_loop_added:" { print $2 }')
 rate=$(awk '$2 == "track_msgrate_plain:" { print $3 }' "$out" | sort -n |
 	awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
 awk -v a="$added" -v r="$rate" 'BEGIN {

@@ -418,7 +418,10 @@ static inline void coll(int call, MPI_Comm comm, MPI_Datatype dt, MPI_Op op,
  * compiler's version keeps two arguments in saved registers (pushed and
  * popped) and writes the seventh back to the stack; this uses rax, r10
  * and r11 only, which the calling convention lets a call change, and
- * in a loop only loads and compares.  Arguments: rdi buf, esi count,
+ * in a loop only loads and compares, with few branches (measured in the
+ * message-rate loop of make bench: a store there waits behind MPI's own
+ * stores to shared memory, and each compare-and-branch cost about 0.2
+ * %, doc/scale.md).  Arguments: rdi buf, esi count,
  * rdx datatype, ecx peer, r8d tag, r9 comm, 8(%rsp) the request
  * variable; (%rsp) is the return address (below 2^48 in user space).
  * MPI_Isend's site bits: MPI_Isend_call.
@@ -437,17 +440,16 @@ _Static_assert(sizeof(MPI_Request) == 8 && sizeof(MPI_Comm) == 8,
 		".type " #name ", @function\n"                              \
 		#name ":\n"                                                 \
 		".cfi_startproc\n"                                          \
-		/* r11 = the bucket of the variable, r10 */                 \
+		/* r11 = the bucket of the variable, r10: its offset is   \
+		 * (loc >> 3 ^ loc >> 14) % NBUCKETS * 64, computed as      \
+		 * (loc << 3 ^ loc >> 8) & (NBUCKETS - 1) << 6 */           \
 		"	mov 8(%rsp), %r10\n"                                 \
 		"	mov %r10, %rax\n"                                    \
 		"	mov %r10, %r11\n"                                    \
-		"	shr $3, %rax\n"                                      \
-		"	shr $(3 + " XSTR(MDT_BUCKET_BITS) "), %r11\n"        \
+		"	shl $3, %rax\n"                                      \
+		"	shr $(3 + " XSTR(MDT_BUCKET_BITS) " - 6), %r11\n"    \
 		"	xor %r11, %rax\n"                                    \
-		"	shr $" XSTR(MDT_BUCKET_BITS) ", %r11\n"              \
-		"	xor %r11, %rax\n"                                    \
-		"	and $(" XSTR(MDT_NBUCKETS) " - 1), %eax\n"           \
-		"	shl $6, %rax\n"                                      \
+		"	and $((" XSTR(MDT_NBUCKETS) " - 1) << 6), %eax\n"    \
 		"	lea md_track_self+" XSTR(MDT_POSTS_AT) "(%rip), %r11\n" \
 		"	add %rax, %r11\n"                                    \
 		/* The variable's record, the variable MPI_REQUEST_NULL? */ \
@@ -463,33 +465,51 @@ _Static_assert(sizeof(MPI_Request) == 8 && sizeof(MPI_Comm) == 8,
 		"	shl $56, %rax\n"                                     \
 		"	or (%rsp), %rax\n"                                   \
 		"	or " #name "_call(%rip), %rax\n"                     \
-		/* Written already (a loop), or write what changed. */      \
+		/* Written already (a loop), or write the record. */        \
 		"	cmp %rax, 24(%r11)\n"                                \
 		"	jne 4f\n"                                            \
-		"	cmp %r9, 8(%r11)\n"                                  \
-		"	jne 4f\n"                                            \
-		"	cmp %ecx, 16(%r11)\n"                                \
-		"	jne 4f\n"                                            \
-		"	cmp %r8d, 20(%r11)\n"                                \
-		"	jne 4f\n"                                            \
-		"2:	mov P" #name "@GOTPCREL(%rip), %rax\n"               \
-		"	test %rax, %rax\n"                                   \
-		"	jz 5f\n"                                             \
-		"	jmp *%rax\n"                                         \
+		/* comm, peer and tag: one branch (rcx's upper half is    \
+		 * not the int argument's) */                               \
+		"	mov 8(%r11), %r10\n"                                 \
+		"	xor %r9, %r10\n"                                     \
+		"	mov %ecx, %ecx\n"                                    \
+		"	mov %r8d, %eax\n"                                    \
+		"	shl $32, %rax\n"                                     \
+		"	or %rcx, %rax\n"                                     \
+		"	xor 16(%r11), %rax\n"                                \
+		"	or %rax, %r10\n"                                     \
+		"	jnz 6f\n"                                            \
+		"2:	jmp *" #name "_next(%rip)\n"                         \
 		"3:	mov %r10, %rax\n"                                    \
 		"	call md_track_slow_x86\n"                            \
 		"	jmp 1b\n"                                            \
+		"6:	mov 8(%rsp), %r10\n"                                 \
+		"	mov %r10, %rax\n"                                    \
+		"	shr $(3 + " XSTR(MDT_BUCKET_BITS) "), %rax\n"        \
+		"	shl $56, %rax\n"                                     \
+		"	or (%rsp), %rax\n"                                   \
+		"	or " #name "_call(%rip), %rax\n"                     \
 		"4:	mov %r9, 8(%r11)\n"                                  \
 		"	mov %ecx, 16(%r11)\n"                                \
 		"	mov %r8d, 20(%r11)\n"                                \
 		"	mov %rax, 24(%r11)\n"                                \
 		"	jmp 2b\n"                                            \
-		"5:	lea " #name "_pmpi(%rip), %rax\n"                    \
-		"	call md_track_late_x86\n"                            \
-		"	jmp *%rax\n"                                         \
 		".cfi_endproc\n"                                            \
 		".size " #name ", .-" #name "\n"                            \
-		".popsection\n")
+		/* The PMPI entry found late: kept for the next calls. */   \
+		".p2align 4\n"                                              \
+		#name "_late:\n"                                            \
+		".cfi_startproc\n"                                          \
+		"	lea " #name "_pmpi(%rip), %rax\n"                    \
+		"	call md_track_late_x86\n"                            \
+		"	mov %rax, " #name "_next(%rip)\n"                    \
+		"	jmp *%rax\n"                                         \
+		".cfi_endproc\n"                                            \
+		".popsection\n");                                          \
+	void name##_late(void) __attribute__((visibility("hidden")));    \
+	/* Where the wrapper goes on: the PMPI entry point, or, with no   \
+	 * libmpi loaded at start (see pmpi_next), name##_late. */        \
+	static void *name##_next __attribute__((used)) = (void *)P##name
 /* The same contract as post(): checked by tests/mdtrack_test.c. */
 _Static_assert(MDT_VAR_SHIFT(sizeof(MPI_Request)) == 3, "ASM_P2P's shift");
 #define P2P_SEND(name) ASM_P2P(name);
@@ -535,6 +555,20 @@ INIT_SEND(MPI_Ssend_init)
 INIT_SEND(MPI_Rsend_init)
 
 P2P_RECV(MPI_Irecv)
+
+#if defined(__x86_64__) && defined(OPEN_MPI)
+/* A libmpi not loaded at start (dlopen()ed later): the wrappers go on
+ * through their late stubs, which look it up once. */
+__attribute__((constructor)) static void pmpi_next(void)
+{
+#define NEXT(name)                                                          \
+	if (!name##_next)                                                   \
+		name##_next = (void *)name##_late;
+	NEXT(MPI_Isend) NEXT(MPI_Ibsend) NEXT(MPI_Issend) NEXT(MPI_Irsend)
+	NEXT(MPI_Irecv)
+#undef NEXT
+}
+#endif
 
 EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype dt, int source,
 			 int tag, MPI_Comm comm, MPI_Request *req)
