@@ -470,7 +470,7 @@ static struct bad_case bad_cases[] = {
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
 	  "{\"comm\":0,\"size\":2,\"group\":\"0-99999999999999\"}\n"
 	  "",
-	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" \"0-99999999999999\" is not a list of rank ranges like \"0-3,8\" (at \"9999999999\")\n" },
+	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" range 0-99999999999999 is out of range (2 ranks)\n" },
 	{ "grouplong",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
 	  "{\"comm\":0,\"size\":1,\"group\":\"0-1\"}\n"
