@@ -6,7 +6,6 @@
 #include "snapjson.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -294,27 +293,38 @@ int sj_check(struct snapread *r, const struct sj_node *n, const char *key,
 	return 0;
 }
 
-static bool integer(const struct sj_node *n)
+/* A number's magnitude in *u: 0 if it is an integer, 1 if one that does
+ * not fit 64 bits, -1 if none. */
+static int integer(const struct sj_node *n, uint64_t *u)
 {
-	return n->type == SJV_NUM && !strpbrk(n->s, ".eE");
+	const char *p = n->type == SJV_NUM ? n->s + (n->s[0] == '-') : "x";
+	int big = 0;
+
+	for (*u = 0; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		big |= *u > (UINT64_MAX - d) / 10;
+		*u = *u * 10 + d;
+	}
+	return *p ? -1 : big;
 }
 
 int sj_num(struct snapread *r, const struct sj_node *n, const char *key,
 	   const char *what, int64_t min, int64_t max, int64_t *out)
 {
-	long long v = 0;
+	uint64_t u;
+	int got = integer(n, &u);
+	bool neg = !got && n->s[0] == '-';
+	int64_t v = neg ? (int64_t)(0 - u) : (int64_t)u;
 	char name[80];
 
-	errno = 0;
-	if (integer(n))
-		v = strtoll(n->s, NULL, 10);
-	if (integer(n) && !errno && v >= min && v <= max) {
+	if (!got && u <= (uint64_t)INT64_MAX + neg && v >= min && v <= max) {
 		*out = v;
 		return 0;
 	}
 	if (!what)
 		snprintf(name, sizeof(name), "\"%s\"", key);
-	if (!integer(n))
+	if (got < 0)
 		return sj_fail(r, n, "%s must be an integer", what ? what : name);
 	return sj_fail(r, n, "%s %s is out of range (%" PRId64 "..%" PRId64 ")",
 		       what ? what : name, n->s, min, max);
@@ -346,12 +356,11 @@ const char *sj_intern(struct snapread *r, const struct sj_node *n)
 static int read_u64(struct snapread *r, const struct sj_node *n,
 		    const char *key, uint64_t *out)
 {
-	if (!integer(n))
+	int got = integer(n, out);
+
+	if (got < 0)
 		return sj_fail(r, n, "\"%s\" must be an integer", key);
-	errno = 0;
-	*out = strtoull(n->s, NULL, 10);
-	/* strtoull negates "-1"; "-0" is 0. */
-	if (errno || (n->s[0] == '-' && *out))
+	if (got || (n->s[0] == '-' && *out))
 		return sj_fail(r, n, "\"%s\" %s is out of range (0..%" PRIu64 ")",
 			       key, n->s, UINT64_MAX);
 	return 0;
@@ -398,7 +407,6 @@ static int read_enum(struct snapread *r, const struct sj_node *n,
 static int read_list(struct snapread *r, const struct sj_field *f,
 		     const struct sj_node *a, void *base)
 {
-	const struct sj_list *l = f->sub;
 	const struct sj_node *e;
 	char *entry;
 	int i = 0;
@@ -407,25 +415,23 @@ static int read_list(struct snapread *r, const struct sj_field *f,
 		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
-	entry = snap_alloc(r->mem, (size_t)a->n * l->size);
+	entry = snap_alloc(r->mem, (size_t)a->n * f->size);
 	*(void **)((char *)base + f->off) = entry;
 	*(int *)((char *)base + f->count) = a->n;
-	sj_each(e, a) {
-		void *p = entry + i * l->size;
-
-		if (l->at_op)
-			r->at_op = i;
-		i++;
+	for (e = a + 1; e < a + a->skip; e += e->skip, entry += f->size) {
+		if (f->at_op)
+			r->at_op = i++;
 		if (e->type != SJV_OBJ)
-			return sj_fail(r, e, "%s must be an object", l->what);
-		if (l->need && !sj_get(e, l->need))
-			return sj_fail(r, e, "%s needs a \"%s\"", l->what,
-				       l->need);
-		if (sj_fields(r, e, l->fields, p) ||
-		    (l->check && l->check(r, e, p)))
+			return sj_fail(r, e, "each \"%s\" entry must be an "
+					     "object", f->key);
+		if (f->need && !sj_get(e, f->need))
+			return sj_fail(r, e, "each \"%s\" entry needs a \"%s\"",
+				       f->key, f->need);
+		if (sj_fields(r, e, f->sub, entry) ||
+		    (f->fn && f->fn(r, f, e, entry)))
 			return -MD_E_INPUT;
 	}
-	if (l->at_op)
+	if (f->at_op)
 		r->at_op = -1;
 	return 0;
 }
@@ -511,12 +517,13 @@ static int read_field(struct snapread *r, const struct sj_field *f,
 int sj_fields(struct snapread *r, const struct sj_node *o,
 	      const struct sj_field *f, void *base)
 {
-	const struct sj_node *got[SJ_MAX_FIELDS] = { NULL }, *n;
+	const struct sj_node *got[SJ_MAX_FIELDS], *n;
 	int nf = 0, i = 0;
 
-	while (f[nf].key)
-		nf++;
-	assert(nf <= SJ_MAX_FIELDS);
+	while (f[nf].key) {
+		assert(nf < SJ_MAX_FIELDS);
+		got[nf++] = NULL;
+	}
 	if (o)
 		sj_each(n, o)
 			for (int k = 0; k < nf; k++, i = i + 1 < nf ? i + 1 : 0)

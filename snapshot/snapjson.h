@@ -1,15 +1,14 @@
 /*
- * snapjson.h - private to the snapshot reader: one line of JSON parsed by
+ * snapjson.h - private to the snapshot reader: a line of JSON parsed by
  * yajl into a flat array of nodes, and tables of fields (struct
  * sj_field) that say how an object's keys go into a struct.
  *
- * The nodes and the strings of a line live in arrays reused from line
- * to line: nothing is allocated per value, and a node is valid until
- * the next line is parsed.  Keys no table names are ignored (room for
- * additions within a format version).  A key that is absent or null
- * takes its default; of equal keys the last counts.  Every error is one
- * line naming the file, line, column (of the key) and what was wrong;
- * the functions then return -MD_E_INPUT.
+ * Nothing is allocated per value: a line's nodes and strings live in
+ * arrays reused from line to line, valid until the next line.  Keys no
+ * table names are ignored (room for additions within a format version);
+ * an absent or null key takes its default; of equal keys the last
+ * counts.  An error is reported once, as one line naming the file, line,
+ * column (of the key) and what was wrong, and gives -MD_E_INPUT.
  */
 #ifndef MD_SNAPJSON_H
 #define MD_SNAPJSON_H
@@ -25,43 +24,41 @@
 
 enum sj_type { SJV_NULL, SJV_BOOL, SJV_NUM, SJV_STR, SJV_ARR, SJV_OBJ };
 
-/* One value, followed in the array by its children and theirs: the
- * next sibling is skip nodes further on. */
+/* A value, followed in the array by its descendants. */
 struct sj_node {
 	uint8_t type;		/* enum sj_type */
 	bool b;			/* a bool's value */
-	uint32_t at;		/* offset of its key (or of it, in an array) */
+	uint32_t at;		/* offset of its key (in an array: of it) */
 	uint32_t klen;
-	int skip;		/* 1 + its descendants */
+	int skip;		/* 1 + its descendants: the next sibling */
 	int n;			/* children */
 	const char *key;	/* klen bytes, not NUL-ended; NULL in an array */
 	const char *s;		/* string value or number text, NUL-ended */
 	size_t len;		/* of s */
 };
 
-/* The children of an array or object o. */
+/* For each child c of an array or object o. */
 #define sj_each(c, o) for (c = (o) + 1; c < (o) + (o)->skip; c += c->skip)
 
 /* The format nests 5 deep (rank, threads, thread, frames, frame). */
 #define SJ_DEPTH 16
 
 /* A reader: the current line, its parse, and what the lines before it
- * said.  A worker of the parallel reader (snapread.c) has its own. */
+ * said.  Each worker of the parallel reader (snapread.c) has its own. */
 struct snapread {
 	const char *name;	/* the file, for messages */
 	long lineno;
 	const char *line;	/* the current line, len bytes */
 	size_t len;
-	/* Where in the snapshot, for messages ("rank 7: op 2: "); -1
-	 * where not.  Numbers, not text: formatted only on an error. */
+	/* Where in the snapshot, for messages ("rank 7: op 2: "), -1
+	 * where not: formatted only on an error. */
 	int at_comm, at_rank, at_op;
 	struct snap *s;		/* strings are interned here */
 	/* Where a rank's arrays go (snap_alloc): s, or a worker's own
 	 * snapshot whose pool joins s's at the end (snap_adopt_pool). */
 	struct snap *mem;
 	pthread_mutex_t *lock;	/* around interning in s, with workers */
-	bool quiet;		/* a worker's: errors are left to the serial
-				 * reader, which reads again and reports */
+	bool quiet;		/* a worker: the serial reader reports */
 	struct sj_node *nodes;	/* nodes[0] is the line's value */
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
@@ -87,9 +84,8 @@ struct snapread {
 	int64_t group_budget;	/* group entries still allowed */
 	long long size;		/* input bytes, -1 if not known */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */
-	/* A worker reads the rank lines of a range of the file: its first
-	 * rank is taken from its first rank line (ranks_read -1 until
-	 * then), s->nranks is set after them all. */
+	/* A worker: its first rank is that of its first rank line
+	 * (ranks_read -1 until then). */
 	bool worker;
 	int first_rank;
 	struct snap_groups *groups;	/* snap_read_opts.groups, or NULL */
@@ -97,14 +93,12 @@ struct snapread {
 
 void sj_init(struct snapread *r, struct snap *s, const char *name);
 void sj_done(struct snapread *r);
-
 /* Parse r->line (r->len bytes) into r->nodes: exactly one JSON value. */
 int sj_parse_line(struct snapread *r);
 
 /* Report an error at n's key (n in an array: at n; NULL: column 1). */
 int sj_fail(const struct snapread *r, const struct sj_node *n,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* The last child of object o named key, NULL if none or null. */
 const struct sj_node *sj_get(const struct sj_node *o, const char *key);
 /* n (NULL: absent, fine) is of type (SJV_ARR: of at most max entries). */
@@ -117,32 +111,32 @@ int sj_num(struct snapread *r, const struct sj_node *n, const char *key,
 /* A string node interned in r->s. */
 const char *sj_intern(struct snapread *r, const struct sj_node *n);
 
-/* How a field is read and stored. */
 enum sj_kind {
 	SJ_INT,		/* int in min..max, def if absent */
 	SJ_I64,		/* int64_t */
-	SJ_U64,		/* uint64_t, not negative */
+	SJ_U64,		/* uint64_t */
 	SJ_STR,		/* const char *, interned; NULL if absent */
-	SJ_BOOL,	/* bool */
+	SJ_BOOL,
 	SJ_ADDR,	/* uint64_t from "0x..." */
-	SJ_ENUM,	/* int: the index of the string in sub's names
-			 * (NULL-ended), def if absent */
+	SJ_ENUM,	/* int: index in sub's names (NULL-ended), def if absent */
 	SJ_SUB,		/* an object whose fields (sub) go in the struct;
 			 * count: offset of a bool set if present, or 0 */
-	SJ_LIST,	/* an array of objects (sub: struct sj_list) of at
-			 * most max; a pointer at off, their count at count */
-	SJ_FN,		/* fn reads it */
+	SJ_LIST,	/* an array of at most max objects (fields sub, of
+			 * size bytes) in the pool: a pointer at off, their
+			 * count at count; each needs the key need, if set,
+			 * and passes fn (NULL: no check) */
+	SJ_FN,		/* fn reads it (n NULL if absent) into base */
 };
 
-/* Limits the header and the object set, for an SJ_INT's max. */
+/* Maxima the header and the fields read before set. */
 #define SJ_NRANKS (INT64_MAX - 1)	/* nranks */
 #define SJ_LAST_RANK (INT64_MAX - 2)	/* nranks - 1 */
 #define SJ_LAST_COMM (INT64_MAX - 3)	/* ncomms - 1 */
 #define SJ_LAST_FRAME (INT64_MAX - 4)	/* a snap_thread's nframes - 1 */
 #define SJ_LAST_PEER (INT64_MAX - 5)	/* a snap_op's comm's last peer */
 
-/* One key of an object; a table, of at most SJ_MAX_FIELDS, ends with a
- * NULL key.  Fields are read in the table's order. */
+/* A key of an object.  A table, of at most SJ_MAX_FIELDS, ends with a
+ * NULL key; its fields are read in its order. */
 #define SJ_MAX_FIELDS 32
 struct sj_field {
 	const char *key;
@@ -150,10 +144,11 @@ struct sj_field {
 	enum sj_kind kind;
 	size_t off;		/* of the value in the struct */
 	int64_t min, max;
-	int def;		/* SJ_INT, SJ_ENUM */
-	const void *sub;	/* SJ_ENUM, SJ_SUB, SJ_LIST */
-	size_t count;		/* SJ_SUB, SJ_LIST */
-	/* SJ_FN: n is NULL if absent, base the struct. */
+	int def;
+	const void *sub;
+	size_t size, count;
+	const char *need;
+	bool at_op;		/* SJ_LIST: messages say "op N: " */
 	int (*fn)(struct snapread *r, const struct sj_field *f,
 		  const struct sj_node *n, void *base);
 };
@@ -163,30 +158,17 @@ struct sj_field {
 #define SJ_FIELD(k, kd, field, ...)                                       \
 	{ .key = k, .klen = sizeof(k) - 1, .kind = kd,                    \
 	  .off = offsetof(SJ_T, field), __VA_ARGS__ }
-#define SJV_OBJ(k, fields, ...) \
+#define SJ_OBJ(k, fields, ...) \
 	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_SUB, .sub = fields, \
 	  __VA_ARGS__ }
 #define SJ_CALL(k, f) \
 	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_FN, .fn = f }
 
-/* An array's entries: objects of size bytes. */
-struct sj_list {
-	const struct sj_field *fields;
-	size_t size;
-	const char *what;	/* "an \"ops\" entry", for messages */
-	const char *need;	/* a key each entry must have, or NULL */
-	bool at_op;		/* messages say "op N: " */
-	/* Checks between the fields of an entry, or NULL. */
-	int (*check)(struct snapread *r, const struct sj_node *o,
-		     void *entry);
-};
-
 /* Read o's fields (o NULL: all defaults) into the struct at base. */
 int sj_fields(struct snapread *r, const struct sj_node *o,
 	      const struct sj_field *f, void *base);
 
-/* A rank line (snapread_rank.c): checked against the header's counts
- * and the communicators read before it, stored in s->ranks. */
+/* A rank line (snapread_rank.c), stored in s->ranks. */
 int snapread_rank(struct snapread *r, const struct sj_node *o);
 /* Room in s->ranks for the rank at index idx (snapread_rank.c). */
 void snapread_reserve(struct snapread *r, int idx);

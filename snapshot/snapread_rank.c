@@ -92,18 +92,14 @@ static int read_extra(struct snapread *r, const struct sj_field *f,
 
 /* peer_global must be the peer's global rank, where the group is known
  * (the table checked peer against the communicator's size). */
-static int check_op(struct snapread *r, const struct sj_node *o, void *entry)
+static int check_op(struct snapread *r, const struct sj_field *f,
+		    const struct sj_node *o, void *entry)
 {
 	struct snap_op *op = entry;
-	const struct snap_comm *c =
-		op->comm >= 0 ? &r->s->comms[op->comm] : NULL;
-	int peer;
+	int peer = snap_comm_peer(r->s, op->comm, op->peer_local);
 
-	if (!c || !(c->group || c->remote) || op->peer_local < 0 ||
-	    op->peer_global < 0)
-		return 0;
-	peer = snap_comm_peer(r->s, op->comm, op->peer_local);
-	if (peer == op->peer_global)
+	(void)f;
+	if (peer < 0 || op->peer_global < 0 || peer == op->peer_global)
 		return 0;
 	return sj_fail(r, sj_get(o, "peer_global"),
 		       "\"peer_global\" %d is not \"peer\" %d of communicator "
@@ -136,7 +132,7 @@ static const struct sj_field op_fields[] = {
 	SJ_FIELD("length", SJ_U64, length),
 	SJ_FIELD("buffer", SJ_ADDR, buffer),
 	SJ_FIELD("system_buffer", SJ_BOOL, system_buffer),
-	SJV_OBJ("actual", actual_fields),
+	SJ_OBJ("actual", actual_fields),
 	SJ_FIELD("request", SJ_ADDR, request),
 	SJ_FIELD("corrected", SJ_BOOL, status_corrected),
 	SJ_CALL("extra", read_extra),
@@ -149,12 +145,6 @@ static const struct sj_field op_fields[] = {
 };
 #undef SJ_T
 
-static const struct sj_list op_list = {
-	.fields = op_fields, .size = sizeof(struct snap_op),
-	.what = "an \"ops\" entry", .need = "kind", .at_op = true,
-	.check = check_op,
-};
-
 #define SJ_T struct snap_frame
 static const struct sj_field frame_fields[] = {
 	SJ_FIELD("pc", SJ_ADDR, pc),
@@ -166,18 +156,14 @@ static const struct sj_field frame_fields[] = {
 };
 #undef SJ_T
 
-static const struct sj_list frame_list = {
-	.fields = frame_fields, .size = sizeof(struct snap_frame),
-	.what = "a \"frames\" entry",
-};
-
 /* Frame numbers are indexes into the frames, read before them. */
 #define SJ_T struct snap_thread
 static const struct sj_field thread_fields[] = {
 	SJ_FIELD("tid", SJ_INT, tid, .max = INT_MAX),
 	SJ_FIELD("call", SJ_STR, mpi_call),
 	SJ_FIELD("progress_thread", SJ_BOOL, progress_thread),
-	SJ_FIELD("frames", SJ_LIST, frames, .sub = &frame_list, .max = 1 << 20,
+	SJ_FIELD("frames", SJ_LIST, frames, .sub = frame_fields, .max = 1 << 20,
+		 .size = sizeof(struct snap_frame),
 		 .count = offsetof(SJ_T, nframes)),
 	SJ_FIELD("mpi_frame", SJ_INT, mpi_frame, .min = -1,
 		 .max = SJ_LAST_FRAME, .def = -1),
@@ -186,11 +172,6 @@ static const struct sj_field thread_fields[] = {
 	{ NULL },
 };
 #undef SJ_T
-
-static const struct sj_list thread_list = {
-	.fields = thread_fields, .size = sizeof(struct snap_thread),
-	.what = "a \"threads\" entry",
-};
 
 /* A peer or tag of a track record: an int, or the names snapwrite.c
  * gives the special values (SNAP_TRACK_ANY and the two after it). */
@@ -243,17 +224,13 @@ static const struct sj_field rec_fields[] = {
 };
 #undef SJ_T
 
-static const struct sj_list rec_list = {
-	.fields = rec_fields, .size = sizeof(struct snap_track_rec),
-	.what = "a \"track\" record", .need = "call",
-};
-
 #define SJ_T struct snap_rank
 /* libmdtrack.so's records (doc/snapshot-format.md). */
 static const struct sj_field track_fields[] = {
 	SJ_FIELD("dropped", SJ_U64, track_dropped),
-	SJ_FIELD("recs", SJ_LIST, track, .sub = &rec_list, .max = 1 << 20,
-		 .count = offsetof(SJ_T, ntrack)),
+	SJ_FIELD("recs", SJ_LIST, track, .sub = rec_fields, .max = 1 << 20,
+		 .size = sizeof(struct snap_track_rec),
+		 .count = offsetof(SJ_T, ntrack), .need = "call"),
 	{ NULL },
 };
 
@@ -272,16 +249,18 @@ static const struct sj_field rank_fields[] = {
 	SJ_FIELD("state", SJ_ENUM, state, .sub = snap_state_names),
 	SJ_FIELD("progress", SJ_ENUM, progress, .sub = snap_progress_names),
 	SJ_FIELD("call", SJ_STR, mpi_call),
-	SJV_OBJ("site", site_fields),
+	SJ_OBJ("site", site_fields),
 	SJ_CALL("members", read_members),
 	SJ_FIELD("unexpected", SJ_BOOL, unexpected_available),
 	SJ_FIELD("ob1", SJ_BOOL, ob1),
 	SJ_CALL("queues", read_queues),
-	SJ_FIELD("ops", SJ_LIST, ops, .sub = &op_list, .max = 1 << 24,
-		 .count = offsetof(SJ_T, nops)),
-	SJ_FIELD("threads", SJ_LIST, threads, .sub = &thread_list,
-		 .max = 1 << 20, .count = offsetof(SJ_T, nthreads)),
-	SJV_OBJ("track", track_fields, .count = offsetof(SJ_T, tracked)),
+	SJ_FIELD("ops", SJ_LIST, ops, .sub = op_fields, .max = 1 << 24,
+		 .size = sizeof(struct snap_op), .count = offsetof(SJ_T, nops),
+		 .need = "kind", .at_op = true, .fn = check_op),
+	SJ_FIELD("threads", SJ_LIST, threads, .sub = thread_fields,
+		 .max = 1 << 20, .size = sizeof(struct snap_thread),
+		 .count = offsetof(SJ_T, nthreads)),
+	SJ_OBJ("track", track_fields, .count = offsetof(SJ_T, tracked)),
 	SJ_FIELD("reason", SJ_STR, reason),
 	{ NULL },
 };

@@ -562,7 +562,7 @@ static struct bad_case bad_cases[] = {
 	  "{\"rank\":0,\"ops\":[{\"comm\":0}]}\n"
 	  "{\"rank\":1}\n"
 	  "",
-	  "mpi-deadlock: t.jsonl:3:18: rank 0: op 0: an \"ops\" entry needs a \"kind\"\n" },
+	  "mpi-deadlock: t.jsonl:3:18: rank 0: op 0: each \"ops\" entry needs a \"kind\"\n" },
 	{ "nonranks",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"ncomms\":0}",
 	  "mpi-deadlock: t.jsonl:1:1: the header has no \"nranks\"\n" },
