@@ -22,10 +22,15 @@ static long col_after(const struct snapread *r, size_t i)
 	return (long)i + 1;
 }
 
-static int vfail(const struct snapread *r, long col, const char *fmt,
-		 va_list ap)
+long sj_col(const struct snapread *r, const struct sj_node *n)
+{
+	return n ? col_after(r, n->at) : 1;
+}
+
+int sj_fail_at(const struct snapread *r, long col, const char *fmt, ...)
 {
 	char msg[512], at[64] = "";
+	va_list ap;
 	int n = 0;
 
 	if (r->quiet)
@@ -37,31 +42,10 @@ static int vfail(const struct snapread *r, long col, const char *fmt,
 		n += snprintf(at + n, sizeof(at) - n, "rank %d: ", r->at_rank);
 	if (r->at_op >= 0)
 		snprintf(at + n, sizeof(at) - n, "op %d: ", r->at_op);
+	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	md_error("%s:%ld:%ld: %s%s", r->name, r->lineno, col, at, msg);
-	return -MD_E_INPUT;
-}
-
-int sj_fail(const struct snapread *r, const struct sj_node *n,
-	    const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail(r, n ? col_after(r, n->at) : 1, fmt, ap);
-	va_end(ap);
-	return -MD_E_INPUT;
-}
-
-/* A parse error, at a column. */
-static __attribute__((format(printf, 3, 4))) int
-fail_at(const struct snapread *r, long col, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vfail(r, col, fmt, ap);
-	va_end(ap);
 	return -MD_E_INPUT;
 }
 
@@ -212,13 +196,9 @@ void sj_init(struct snapread *r, struct snap *s, const char *name)
 
 void sj_done(struct snapread *r)
 {
-	if (r->h)
-		yajl_free(r->h);
+	yajl_free(r->h);
 	free(r->nodes);
 	free(r->text);
-	r->h = NULL;
-	r->nodes = NULL;
-	r->text = NULL;
 }
 
 int sj_parse_line(struct snapread *r)
@@ -241,19 +221,19 @@ int sj_parse_line(struct snapread *r)
 		st = yajl_complete_parse(r->h);
 	if (st == yajl_status_ok)
 		return r->depth || !r->values
-			       ? fail_at(r, (long)r->len + 1,
-					 "the line ends inside a JSON value: "
-					 "truncated")
+			       ? sj_fail_at(r, (long)r->len + 1,
+					    "the line ends inside a JSON value: "
+					    "truncated")
 			       : 0;
 	if (r->cancel)
-		return fail_at(r, col_after(r, r->prev), "%s", r->cancel);
+		return sj_fail_at(r, col_after(r, r->prev), "%s", r->cancel);
 	/* yajl's own words ("lexical error: invalid char in json text.")
 	 * where it stopped: it counts the byte or token it stopped at. */
 	at = yajl_get_bytes_consumed(r->h);
 	at = at > r->len ? r->len : at;
 	msg = yajl_get_error(r->h, 0, NULL, 0);
 	msg[strcspn((char *)msg, "\n")] = '\0';
-	fail_at(r, at ? (long)at : 1, "invalid JSON: %s", (char *)msg);
+	sj_fail_at(r, at ? (long)at : 1, "invalid JSON: %s", (char *)msg);
 	yajl_free_error(r->h, msg);
 	return -MD_E_INPUT;
 }
@@ -392,8 +372,6 @@ static int read_addr(struct snapread *r, const struct sj_node *n,
 static int read_enum(struct snapread *r, const struct sj_node *n,
 		     const char *key, const char *const *names, int *out)
 {
-	if (sj_check(r, n, key, SJV_STR, 0))
-		return -MD_E_INPUT;
 	for (int i = 0; names[i]; i++)
 		if (names[i][0] == n->s[0] && strcmp(names[i], n->s) == 0) {
 			*out = i;
@@ -411,8 +389,6 @@ static int read_list(struct snapread *r, const struct sj_field *f,
 	char *entry;
 	int i = 0;
 
-	if (sj_check(r, a, f->key, SJV_ARR, (int)f->max))
-		return -MD_E_INPUT;
 	if (!a || !a->n)
 		return 0;
 	entry = snap_alloc(r->mem, (size_t)a->n * f->size);
@@ -462,6 +438,13 @@ static int64_t limit(const struct snapread *r, int64_t max, const void *base)
 	return max;
 }
 
+/* The type each kind of field wants (SJ_ADDR and SJ_FN: their own). */
+static const uint8_t wants[SJ_FN + 1] = {
+	[SJ_INT] = SJV_NUM, [SJ_I64] = SJV_NUM, [SJ_U64] = SJV_NUM,
+	[SJ_STR] = SJV_STR, [SJ_BOOL] = SJV_BOOL, [SJ_ENUM] = SJV_STR,
+	[SJ_SUB] = SJV_OBJ, [SJ_LIST] = SJV_ARR,
+};
+
 static int read_field(struct snapread *r, const struct sj_field *f,
 		      const struct sj_node *n, void *base)
 {
@@ -470,6 +453,9 @@ static int read_field(struct snapread *r, const struct sj_field *f,
 
 	if (f->kind == SJ_INT || f->kind == SJ_ENUM)
 		*(int *)p = f->def;
+	if (n && wants[f->kind] &&
+	    sj_check(r, n, f->key, wants[f->kind], (int)f->max))
+		return -MD_E_INPUT;
 	if (!n && f->kind != SJ_SUB && f->kind != SJ_LIST && f->kind != SJ_FN)
 		return 0;
 	switch (f->kind) {
@@ -484,13 +470,9 @@ static int read_field(struct snapread *r, const struct sj_field *f,
 	case SJ_U64:
 		return read_u64(r, n, f->key, p);
 	case SJ_STR:
-		if (sj_check(r, n, f->key, SJV_STR, 0))
-			return -MD_E_INPUT;
 		*(const char **)p = sj_intern(r, n);
 		return 0;
 	case SJ_BOOL:
-		if (sj_check(r, n, f->key, SJV_BOOL, 0))
-			return -MD_E_INPUT;
 		*(bool *)p = n->b;
 		return 0;
 	case SJ_ADDR:
@@ -498,8 +480,6 @@ static int read_field(struct snapread *r, const struct sj_field *f,
 	case SJ_ENUM:
 		return read_enum(r, n, f->key, f->sub, p);
 	case SJ_SUB:
-		if (sj_check(r, n, f->key, SJV_OBJ, 0))
-			return -MD_E_INPUT;
 		if (f->count)
 			*(bool *)((char *)base + f->count) = n != NULL;
 		return sj_fields(r, n, f->sub, base);

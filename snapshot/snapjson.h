@@ -96,9 +96,12 @@ void sj_done(struct snapread *r);
 /* Parse r->line (r->len bytes) into r->nodes: exactly one JSON value. */
 int sj_parse_line(struct snapread *r);
 
-/* Report an error at n's key (n in an array: at n; NULL: column 1). */
-int sj_fail(const struct snapread *r, const struct sj_node *n,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Report an error at a column of the line (1-based), or at n's key (n
+ * in an array: at n; NULL: column 1). */
+int sj_fail_at(const struct snapread *r, long col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+long sj_col(const struct snapread *r, const struct sj_node *n);
+#define sj_fail(r, n, ...) sj_fail_at(r, sj_col(r, n), __VA_ARGS__)
 /* The last child of object o named key, NULL if none or null. */
 const struct sj_node *sj_get(const struct sj_node *o, const char *key);
 /* n (NULL: absent, fine) is of type (SJV_ARR: of at most max entries). */

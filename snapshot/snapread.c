@@ -61,9 +61,6 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 {
 	const struct sj_node *v = sj_get(o, "version");
 	const struct sj_node *f = sj_get(o, "format");
-	const char *missing = !sj_get(o, "nranks")   ? "nranks"
-			      : !sj_get(o, "ncomms") ? "ncomms"
-						     : NULL;
 	int64_t version = -1;
 
 	if (!f || f->type != SJV_STR || strcmp(f->s, SNAP_FORMAT) != 0)
@@ -76,12 +73,12 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 		return sj_fail(r, v, "snapshot version %d is not supported: "
 				     "this mpi-deadlock reads version %d",
 			       (int)version, SNAP_VERSION);
-	if (sj_fields(r, o, header_fields, r->s))
-		return -MD_E_INPUT;
 	r->have_header = true;
-	if (missing)
-		return sj_fail(r, NULL, "the header has no \"%s\"", missing);
-	if (sj_fields(r, o, count_fields, r))
+	if (!sj_get(o, "nranks") || !sj_get(o, "ncomms"))
+		return sj_fail(r, NULL, "the header has no \"%s\"",
+			       sj_get(o, "nranks") ? "ncomms" : "nranks");
+	if (sj_fields(r, o, header_fields, r->s) ||
+	    sj_fields(r, o, count_fields, r))
 		return -MD_E_INPUT;
 	r->last_rank = -1;
 	if (r->held >= 0)
@@ -190,12 +187,13 @@ struct snap_groups *snap_groups_new(void)
 
 void snap_groups_free(struct snap_groups *g)
 {
-	for (int i = 0; g && i < GROUPS_KEEP; i++) {
+	if (!g)
+		return;
+	for (int i = 0; i < GROUPS_KEEP; i++) {
 		free(g->e[i].text);
 		snap_group_put(g->e[i].group);
 	}
-	if (g)
-		pthread_mutex_destroy(&g->lock);
+	pthread_mutex_destroy(&g->lock);
 	free(g);
 }
 
@@ -432,14 +430,12 @@ static int finish(struct snapread *r)
 	int ranks = r->held >= 0 ? r->held : r->nranks;
 
 	r->lineno++;
-	r->line = "";
 	r->len = 0;
 	r->at_comm = r->at_rank = r->at_op = -1;
 	if (!r->have_header)
 		return sj_fail(r, NULL, "empty file: no snapshot header");
 	if (r->comms_read < r->ncomms)
-		return sj_fail(r, NULL, "truncated: %d of %d communicator "
-					"lines",
+		return sj_fail(r, NULL, "truncated: %d of %d communicator lines",
 			       r->comms_read, r->ncomms);
 	if (r->ranks_read < ranks)
 		return sj_fail(r, NULL, "truncated: %d of %d rank lines",
@@ -587,17 +583,14 @@ static int read_parallel(struct snapread *r, struct input *in, int threads)
 		const char *cut = from + (in->end - from) / (threads - n);
 		const char *nl = memchr(cut, '\n', (size_t)(in->end - cut));
 
-		x->r = *r;
-		x->r.nodes = NULL;
-		x->r.text = NULL;
-		x->r.nodecap = 0;
-		x->r.textcap = 0;
-		x->r.seen = NULL;
+		x->r = (struct snapread){
+			.have_header = true, .nranks = r->nranks,
+			.ncomms = r->ncomms, .comms_read = r->comms_read,
+			.ranks_read = n ? -1 : 0, .ranks_cap = r->ranks_cap,
+			.held = -1, .size = r->size, .worker = true,
+			.quiet = true, .lock = &lock };
 		sj_init(&x->r, r->s, r->name);
 		x->r.mem = snap_new();
-		x->r.lock = &lock;
-		x->r.quiet = x->r.worker = true;
-		x->r.ranks_read = n ? -1 : 0;
 		x->in.p = from;
 		x->in.kept = page_of(from);
 		x->in.end = n + 1 < threads && nl ? nl + 1 : in->end;
