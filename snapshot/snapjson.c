@@ -222,8 +222,7 @@ int sj_parse_line(struct snapread *r)
 	if (st == yajl_status_ok)
 		return r->depth || !r->values
 			       ? sj_fail_at(r, (long)r->len + 1,
-					    "the line ends inside a JSON value: "
-					    "truncated")
+					    "the line ends inside a JSON value: truncated")
 			       : 0;
 	if (r->cancel)
 		return sj_fail_at(r, col_after(r, r->prev), "%s", r->cancel);
@@ -362,8 +361,7 @@ static int read_addr(struct snapread *r, const struct sj_node *n,
 			v = v << 4 | (unsigned)md_hex_digit((unsigned char)n->s[i]);
 	if (i != n->len || n->len < 3)
 		return sj_fail(r, n,
-			       "\"%s\" \"%.40s\" is not a hex address "
-			       "\"0x...\" of up to 16 digits",
+			       "\"%s\" \"%.40s\" is not a hex address \"0x...\" of up to 16 digits",
 			       key, n->s);
 	*out = v;
 	return 0;
@@ -398,8 +396,7 @@ static int read_list(struct snapread *r, const struct sj_field *f,
 		if (f->at_op)
 			r->at_op = i++;
 		if (e->type != SJV_OBJ)
-			return sj_fail(r, e, "each \"%s\" entry must be an "
-					     "object", f->key);
+			return sj_fail(r, e, "each \"%s\" entry must be an object", f->key);
 		if (f->need && !sj_get(e, f->need))
 			return sj_fail(r, e, "each \"%s\" entry needs a \"%s\"",
 				       f->key, f->need);

@@ -64,14 +64,12 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 	int64_t version = -1;
 
 	if (!f || f->type != SJV_STR || strcmp(f->s, SNAP_FORMAT) != 0)
-		return sj_fail(r, f, "not an mpi-deadlock snapshot: the first "
-				     "line must say \"format\":\"%s\"",
+		return sj_fail(r, f, "not an mpi-deadlock snapshot: the first line must say \"format\":\"%s\"",
 			       SNAP_FORMAT);
 	if (v && sj_num(r, v, "version", NULL, INT_MIN, INT_MAX, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
-		return sj_fail(r, v, "snapshot version %d is not supported: "
-				     "this mpi-deadlock reads version %d",
+		return sj_fail(r, v, "snapshot version %d is not supported: this mpi-deadlock reads version %d",
 			       (int)version, SNAP_VERSION);
 	r->have_header = true;
 	if (!sj_get(o, "nranks") || !sj_get(o, "ncomms"))
@@ -87,9 +85,7 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 	    ((long long)(r->held >= 0 ? r->held : r->nranks) + r->ncomms) *
 			    RD_MIN_LINE > r->size)
 		return sj_fail(r, sj_get(o, "nranks"),
-			       "%d ranks and %d communicators cannot fit in "
-			       "the %lld bytes of the file: truncated or "
-			       "inconsistent",
+			       "%d ranks and %d communicators cannot fit in the %lld bytes of the file: truncated or inconsistent",
 			       r->nranks, r->ncomms, r->size);
 	r->group_budget = 64 * (int64_t)r->nranks + (1 << 20);
 	return 0;
@@ -120,12 +116,10 @@ static int parse_ranges(struct snapread *r, const struct sj_node *v, int max,
 		else if (*p)
 			goto bad;
 		if (a > b || b >= r->nranks)
-			return sj_fail(r, v, "\"group\" range %ld-%ld is out of "
-					     "range (%d ranks)",
+			return sj_fail(r, v, "\"group\" range %ld-%ld is out of range (%d ranks)",
 				       a, b, r->nranks);
 		if (b - a + 1 > (long)max - *n)
-			return sj_fail(r, v, "\"group\" has more than \"size\" "
-					     "%d entries",
+			return sj_fail(r, v, "\"group\" has more than \"size\" %d entries",
 				       max);
 		for (long g = a; out && g <= b; g++)
 			out[*n + g - a] = (int)g;
@@ -133,8 +127,7 @@ static int parse_ranges(struct snapread *r, const struct sj_node *v, int max,
 	}
 	return 0;
 bad:
-	return sj_fail(r, v, "\"group\" \"%.40s\" is not a list of rank "
-			     "ranges like \"0-3,8\" (at \"%.10s\")",
+	return sj_fail(r, v, "\"group\" \"%.40s\" is not a list of rank ranges like \"0-3,8\" (at \"%.10s\")",
 		       v->s, p);
 }
 
@@ -148,8 +141,7 @@ static int check_distinct(struct snapread *r, const struct sj_node *v,
 		r->seen = xcalloc((size_t)r->nranks / 8 + 1, 1);
 	for (i = 0; i < n && !ret; i++) {
 		if (r->seen[g[i] / 8] & (1u << (g[i] % 8)))
-			ret = sj_fail(r, v, "\"group\" lists global rank %d "
-					    "twice",
+			ret = sj_fail(r, v, "\"group\" lists global rank %d twice",
 				      g[i]);
 		r->seen[g[i] / 8] |= (unsigned char)(1u << (g[i] % 8));
 	}
@@ -240,8 +232,7 @@ static int read_group(struct snapread *r, const struct sj_node *o,
 	if (!v)
 		return 0;
 	if (!text && v->type != SJV_ARR)
-		return sj_fail(r, v, "\"%s\" must be an array of ranks or a "
-				     "string of rank ranges",
+		return sj_fail(r, v, "\"%s\" must be an array of ranks or a string of rank ranges",
 			       key);
 	if (text && !*out)
 		ret = parse_ranges(r, v, size, NULL, &n);
@@ -250,8 +241,7 @@ static int read_group(struct snapread *r, const struct sj_node *o,
 			      key, n, strcmp(key, "group") ? "remote_size"
 							  : "size", size);
 	if (!ret && (r->group_budget -= size) < 0)
-		ret = sj_fail(r, v, "the communicator groups add up to more "
-				    "than 64 entries per rank");
+		ret = sj_fail(r, v, "the communicator groups add up to more than 64 entries per rank");
 	if (!ret && !*out) {
 		*out = snap_group_new(size);
 		if (text)
@@ -311,8 +301,7 @@ static int parse_neighbors(struct snapread *r, const struct sj_node *v,
 	if (!*p)
 		return 0;
 bad:
-	return sj_fail(r, v, "\"neighbors\" must be %d lists of local ranks "
-			     "below %d, one per local rank (\"1,3;0,2\")",
+	return sj_fail(r, v, "\"neighbors\" must be %d lists of local ranks below %d, one per local rank (\"1,3;0,2\")",
 		       size, size);
 }
 
@@ -365,16 +354,13 @@ static int read_comm(struct snapread *r, const struct sj_node *o)
 	if (sj_num(r, n, "comm", NULL, 0, INT_MAX, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
-		return sj_fail(r, n, "communicator %d comes after the rank "
-				     "lines",
+		return sj_fail(r, n, "communicator %d comes after the rank lines",
 			       (int)idx);
 	if (idx >= r->ncomms)
-		return sj_fail(r, n, "\"comm\" %d is out of range (%d "
-				     "communicators in the header)",
+		return sj_fail(r, n, "\"comm\" %d is out of range (%d communicators in the header)",
 			       (int)idx, r->ncomms);
 	if (idx != r->comms_read)
-		return sj_fail(r, n, "communicator %d comes where "
-				     "communicator %d was expected",
+		return sj_fail(r, n, "communicator %d comes where communicator %d was expected",
 			       (int)idx, r->comms_read);
 	r->at_comm = (int)idx;
 	if (sj_fields(r, o, comm_fields, &c) ||
@@ -420,8 +406,7 @@ static int read_object(struct snapread *r)
 	}
 	if (sj_get(o, "format"))
 		return sj_fail(r, NULL, "a second header line");
-	return sj_fail(r, NULL, "the line is neither a communicator, a rank "
-				"nor a note");
+	return sj_fail(r, NULL, "the line is neither a communicator, a rank nor a note");
 }
 
 /* After the last line: was everything the header promised there? */

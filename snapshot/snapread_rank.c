@@ -37,8 +37,7 @@ static int read_members(struct snapread *r, const struct sj_field *f,
 		const struct snap_comm *c;
 
 		if (e->type != SJV_ARR || e->n != 2)
-			return sj_fail(r, e, "a \"members\" entry must be "
-					     "[comm, local rank]");
+			return sj_fail(r, e, "a \"members\" entry must be [comm, local rank]");
 		if (sj_num(r, e + 1, NULL, "a \"members\" comm", 0,
 			   r->ncomms - 1, &ci) ||
 		    sj_num(r, e + 1 + e[1].skip, NULL,
@@ -65,8 +64,7 @@ static int read_queues(struct snapread *r, const struct sj_field *f,
 		return 0;
 	none = v->type == SJV_OBJ ? sj_get(v, "none") : NULL;
 	if (!none || none->type != SJV_STR)
-		return sj_fail(r, v, "\"queues\" must be \"ok\" or "
-				     "{\"none\":\"reason\"}");
+		return sj_fail(r, v, "\"queues\" must be \"ok\" or {\"none\":\"reason\"}");
 	k->queues = SNAP_QUEUES_NONE;
 	k->queues_reason = sj_intern(r, none);
 	return 0;
@@ -83,8 +81,7 @@ static int read_extra(struct snapread *r, const struct sj_field *f,
 	if (a)
 		sj_each(e, a) {
 			if (e->type != SJV_STR)
-				return sj_fail(r, e, "an \"extra\" entry must "
-						     "be a string");
+				return sj_fail(r, e, "an \"extra\" entry must be a string");
 			op->extra[op->nextra++] = sj_intern(r, e);
 		}
 	return 0;
@@ -102,8 +99,7 @@ static int check_op(struct snapread *r, const struct sj_field *f,
 	if (peer < 0 || op->peer_global < 0 || peer == op->peer_global)
 		return 0;
 	return sj_fail(r, sj_get(o, "peer_global"),
-		       "\"peer_global\" %d is not \"peer\" %d of communicator "
-		       "%d (global rank %d)",
+		       "\"peer_global\" %d is not \"peer\" %d of communicator %d (global rank %d)",
 		       op->peer_global, op->peer_local, op->comm, peer);
 }
 
@@ -188,8 +184,7 @@ static int track_num(struct snapread *r, const struct sj_field *f,
 			return 0;
 		}
 	if (n && n->type == SJV_STR)
-		return sj_fail(r, n, "\"%s\" must be an integer, \"any\", "
-				     "\"proc_null\" or \"root\"",
+		return sj_fail(r, n, "\"%s\" must be an integer, \"any\", \"proc_null\" or \"root\"",
 			       f->key);
 	if (n && sj_num(r, n, f->key, NULL, -1000, INT_MAX, &v))
 		return -MD_E_INPUT;
@@ -275,29 +270,23 @@ static int rank_number(struct snapread *r, const struct sj_node *n, int *idx)
 		return -MD_E_INPUT;
 	*idx = (int)v;
 	if (r->comms_read != r->ncomms)
-		return sj_fail(r, n, "rank %d comes after %d communicator "
-				     "lines, the header says %d",
+		return sj_fail(r, n, "rank %d comes after %d communicator lines, the header says %d",
 			       *idx, r->comms_read, r->ncomms);
 	if (*idx >= r->nranks)
-		return sj_fail(r, n, "rank %d is out of range (%d ranks in the "
-				     "header)",
+		return sj_fail(r, n, "rank %d is out of range (%d ranks in the header)",
 			       *idx, r->nranks);
 	if (r->held >= 0 && r->ranks_read >= r->held)
-		return sj_fail(r, n, "rank %d is one more than the %d the "
-				     "header says the part holds",
+		return sj_fail(r, n, "rank %d is one more than the %d the header says the part holds",
 			       *idx, r->held);
 	/* A partial snapshot holds some ranks, in order. */
 	if (r->held >= 0 && *idx <= r->last_rank)
-		return sj_fail(r, n, "rank %d comes after rank %d: ranks must "
-				     "be in order, each once",
+		return sj_fail(r, n, "rank %d comes after rank %d: ranks must be in order, each once",
 			       *idx, r->last_rank);
 	r->last_rank = *idx;
 	if (r->ranks_read < 0)	/* a worker's first rank */
 		r->first_rank = r->ranks_read = *idx;
 	if (r->held < 0 && *idx != r->ranks_read)
-		return sj_fail(r, n, "rank %d comes where rank %d was "
-				     "expected: ranks must be in order, each "
-				     "once",
+		return sj_fail(r, n, "rank %d comes where rank %d was expected: ranks must be in order, each once",
 			       *idx, r->ranks_read);
 	return 0;
 }
