@@ -415,6 +415,8 @@ static int64_t limit(const struct snapread *r, int64_t max, const void *base)
 	const struct snap_op *op = base;
 	const struct snap_comm *c;
 
+	if (max < SJ_LAST_PEER)
+		return max;
 	switch (max) {
 	case SJ_NRANKS:
 		return r->nranks;
@@ -451,6 +453,7 @@ static int read_field(struct snapread *r, const struct sj_field *f,
 	if (f->kind == SJ_INT || f->kind == SJ_ENUM)
 		*(int *)p = f->def;
 	if (n && wants[f->kind] &&
+	    (n->type != wants[f->kind] || f->kind == SJ_LIST) &&
 	    sj_check(r, n, f->key, wants[f->kind], (int)f->max))
 		return -MD_E_INPUT;
 	if (!n && f->kind != SJ_SUB && f->kind != SJ_LIST && f->kind != SJ_FN)
