@@ -40,8 +40,7 @@ struct sj_node {
 /* For each child c of an array or object o. */
 #define sj_each(c, o) for (c = (o) + 1; c < (o) + (o)->skip; c += c->skip)
 
-/* The format nests 5 deep (rank, threads, thread, frames, frame). */
-#define SJ_DEPTH 16
+#define SJ_DEPTH 16	/* the format nests 5 deep */
 
 /* A reader: the current line, its parse, and what the lines before it
  * said.  Each worker of the parallel reader (snapread.c) has its own. */
@@ -50,9 +49,7 @@ struct snapread {
 	long lineno;
 	const char *line;	/* the current line, len bytes */
 	size_t len;
-	/* Where in the snapshot, for messages ("rank 7: op 2: "), -1
-	 * where not: formatted only on an error. */
-	int at_comm, at_rank, at_op;
+	int at_comm, at_rank, at_op;	/* for messages, -1 where not */
 	struct snap *s;		/* strings are interned here */
 	/* Where a rank's arrays go (snap_alloc): s, or a worker's own
 	 * snapshot whose pool joins s's at the end (snap_adopt_pool). */
@@ -63,9 +60,9 @@ struct snapread {
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
 	size_t textlen, textcap;
-	/* The parse: the open arrays and objects, the top-level values,
-	 * the offset after the last token, the key of the value that
-	 * follows, why a callback stopped the parse. */
+	/* The parse: the open containers, the top-level values, the
+	 * offset after the last token, the next value's key, why a
+	 * callback stopped the parse. */
 	yajl_handle h;
 	int open[SJ_DEPTH], depth, values;
 	size_t prev, keyat;
@@ -84,10 +81,8 @@ struct snapread {
 	int64_t group_budget;	/* group entries still allowed */
 	long long size;		/* input bytes, -1 if not known */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */
-	/* A worker: its first rank is that of its first rank line
-	 * (ranks_read -1 until then). */
 	bool worker;
-	int first_rank;
+	int first_rank;		/* a worker's, when ranks_read was -1 */
 	struct snap_groups *groups;	/* snap_read_opts.groups, or NULL */
 };
 

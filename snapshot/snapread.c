@@ -483,8 +483,7 @@ static int read_next(struct snapread *r, struct input *in)
 	r->lineno++;
 	r->line = line;
 	r->len = (size_t)n - (line[n - 1] == '\n');
-	while (i < r->len && (line[i] == ' ' || line[i] == '\t' ||
-			      line[i] == '\r'))
+	while (i < r->len && line[i] && strchr(" \t\r", line[i]))
 		i++;
 	if (i == r->len)
 		return 1;
@@ -522,34 +521,28 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* The workers' ranks must follow each other from 0 to nranks. */
+/* The workers' ranks must follow each other from 0 to nranks (on an
+ * error the snapshot, with the notes and pools added here, is freed). */
 static int join(struct snapread *r, struct worker *w, int n)
 {
 	int next = 0, ret = 0;
 
-	for (int i = 0; i < n; i++) {
-		if (w[i].started)
-			pthread_join(w[i].tid, NULL);
-		if (w[i].ret || (w[i].r.ranks_read >= 0 &&
-				 w[i].r.first_rank != next))
+	for (struct worker *x = w; x < w + n; x++) {
+		if (x->started)
+			pthread_join(x->tid, NULL);
+		if (x->ret || (x->r.ranks_read >= 0 && x->r.first_rank != next))
 			ret = -MD_E_INPUT;
-		else if (w[i].r.ranks_read >= 0)
-			next = w[i].r.ranks_read;
+		else if (x->r.ranks_read >= 0)
+			next = x->r.ranks_read;
+		for (int k = 0; k < x->r.mem->nnotes; k++)
+			snap_note(r->s, "%s", x->r.mem->notes[k]);
+		snap_adopt_pool(r->s, x->r.mem);
+		snap_free(x->r.mem);
+		sj_done(&x->r);
 	}
-	if (next != r->nranks)
-		ret = -MD_E_INPUT;
-	for (int i = 0; i < n; i++) {
-		struct snap *mem = w[i].r.mem;
-
-		for (int k = 0; !ret && k < mem->nnotes; k++)
-			snap_note(r->s, "%s", mem->notes[k]);
-		snap_adopt_pool(r->s, mem);
-		snap_free(mem);
-		sj_done(&w[i].r);
-	}
-	if (!ret)
+	if (!ret && next == r->nranks)
 		r->s->nranks = r->ranks_read = r->nranks;
-	return ret;
+	return ret || next != r->nranks ? -MD_E_INPUT : 0;
 }
 
 /* Returns the threads that read, or -MD_E_INPUT: read again alone. */

@@ -683,10 +683,8 @@ ParameterizedTest(int *i, snapio, rejects_bad_input_with_one_located_error,
 	cr_assert_stderr_eq_str(c->error, "%s", c->what);
 }
 
-/* The reader cuts lines out of its own buffer (64 KiB, growing): a
- * line longer than that, a line cut by a read and a last line without
- * '\n' all read; an empty input is refused (fuzz: pointer arithmetic on
- * the not yet allocated buffer). */
+/* Long lines (read_string's input is not a regular file: getline) and a
+ * last line without '\n' read; an empty input is refused. */
 Test(snapio, reads_lines_longer_than_its_buffer_and_a_last_line_without_newline,
      .init = cr_redirect_stderr)
 {
