@@ -620,6 +620,8 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
 		size = st.st_size;
+	/* A mapped file that shrinks under the reader raises SIGBUS: one
+	 * being rewritten in place (--snapshot) is not to be read. */
 	if (start >= 0 && start < size)
 		map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE,
 			   fileno(f), 0);
