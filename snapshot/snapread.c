@@ -267,32 +267,24 @@ static int read_group(struct snapread *r, const struct sj_node *o,
 }
 
 /* "neighbors": "1,3;0,2;;1": size lists of local ranks, ';' between
- * them, ',' between the ranks of one list. */
+ * them, ',' between the ranks of one list (a rank takes 2 bytes). */
 static int parse_neighbors(struct snapread *r, const struct sj_node *v,
 			   int size, int **first, int **nbr)
 {
 	const char *p = v->s;
-	int n = 0, cap = 16;
+	char *end;
+	int n = 0;
 
-	*first = xmalloc(((size_t)size + 1) * sizeof(int));
-	*nbr = xmalloc((size_t)cap * sizeof(int));
-	(*first)[0] = 0;
+	*first = xcalloc((size_t)size + 1, sizeof(int));
+	*nbr = xmalloc((v->len / 2 + 1) * sizeof(int));
 	for (int i = 0; i < size; i++) {
-		while (*p && *p != ';') {
-			char *end;
+		while (*p >= '0' && *p <= '9') {
 			long x = strtol(p, &end, 10);
 
-			if (end == p || x < 0 || x >= size)
+			if (x >= size)
 				goto bad;
-			if (n == cap)
-				*nbr = xrealloc(*nbr,
-						(size_t)(cap *= 2) * sizeof(int));
 			(*nbr)[n++] = (int)x;
-			p = end;
-			if (*p == ',' && p[1] && p[1] != ';' && p[1] != ',')
-				p++;
-			else if (*p && *p != ';')
-				goto bad;
+			p = end + (*end == ',' && end[1] >= '0' && end[1] <= '9');
 		}
 		(*first)[i + 1] = n;
 		if (i + 1 < size && *p++ != ';')
