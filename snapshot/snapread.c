@@ -215,22 +215,35 @@ static int *groups_use(struct snap_groups *g, const char *text, int size,
 	return found;
 }
 
-/* *out: a group of snap_group_new (NULL if absent), checked: a group
- * from r->groups was checked when first read, only the budget is this
- * snapshot's. */
-static int read_group(struct snapread *r, const struct sj_node *o,
-		      const char *key, int size, int **out)
+/* A communicator line's fields but its number; what they point to is
+ * the reader's until read_comm gives it to the snapshot. */
+struct comm_line {
+	uint64_t id;
+	const char *name;
+	int size, remote_size, topo;
+	int *group, *remote, *first, *nbr;
+};
+
+/* A group of snap_group_new at f->off (NULL if absent) of the size at
+ * f->count, checked: a group from r->groups was checked when first read,
+ * only the budget is this snapshot's. */
+static int read_group(struct snapread *r, const struct sj_field *f,
+		      const struct sj_node *v, void *base)
 {
-	const struct sj_node *v = sj_get(o, key), *e;
+	const char *key = f->key;
+	int size = *(int *)((char *)base + f->count);
+	int **out = (int **)((char *)base + f->off);
+	const struct sj_node *e;
 	bool text = v && v->type == SJV_STR;
 	bool cache = r->groups && text && size >= GROUPS_MIN;
 	int n = v && v->type == SJV_ARR ? v->n : size, ret = 0, i = 0;
 	int64_t x;
 
+	/* A "remote" counts only with a "remote_size". */
+	if (!v || (!size && strcmp(key, "remote") == 0))
+		return 0;
 	*out = cache ? groups_use(r->groups, v->s, size, r->nranks, NULL)
 		     : NULL;
-	if (!v)
-		return 0;
 	if (!text && v->type != SJV_ARR)
 		return sj_fail(r, v, "\"%s\" must be an array of ranks or a string of rank ranges",
 			       key);
@@ -259,89 +272,71 @@ static int read_group(struct snapread *r, const struct sj_node *o,
 		if (!ret && cache)
 			groups_use(r->groups, v->s, size, r->nranks, *out);
 	}
-	if (ret) {
-		snap_group_put(*out);
-		*out = NULL;
-	}
 	return ret;
 }
 
-/* "neighbors": "1,3;0,2;;1": size lists of local ranks, ';' between
- * them, ',' between the ranks of one list (a rank takes 2 bytes). */
-static int parse_neighbors(struct snapread *r, const struct sj_node *v,
-			   int size, int **first, int **nbr)
+/* "neighbors": "1,3;0,2;;1" with a "topo": size lists of local ranks,
+ * ';' between them, ',' between the ranks of one list (a rank takes 2
+ * bytes), into c->first (where each list starts) and c->nbr. */
+static int read_neighbors(struct snapread *r, const struct sj_field *f,
+			  const struct sj_node *v, void *base)
 {
-	const char *p = v->s;
+	struct comm_line *c = base;
+	const char *p;
 	char *end;
 	int n = 0;
 
-	*first = xcalloc((size_t)size + 1, sizeof(int));
-	*nbr = xmalloc((v->len / 2 + 1) * sizeof(int));
-	for (int i = 0; i < size; i++) {
+	if (c->topo == SNAP_TOPO_NONE)
+		return 0;
+	if (!v)
+		return sj_fail(r, sj_get(r->nodes, "topo"), "\"topo\" without \"neighbors\"");
+	if (sj_check(r, v, f->key, SJV_STR, 0))
+		return -MD_E_INPUT;
+	c->first = xcalloc((size_t)c->size + 1, sizeof(int));
+	c->nbr = xmalloc((v->len / 2 + 1) * sizeof(int));
+	p = v->s;
+	for (int i = 0; i < c->size; i++) {
 		while (*p >= '0' && *p <= '9') {
 			long x = strtol(p, &end, 10);
 
-			if (x >= size)
+			if (x >= c->size)
 				goto bad;
-			(*nbr)[n++] = (int)x;
+			c->nbr[n++] = (int)x;
 			p = end + (*end == ',' && end[1] >= '0' && end[1] <= '9');
 		}
-		(*first)[i + 1] = n;
-		if (i + 1 < size && *p++ != ';')
+		c->first[i + 1] = n;
+		if (i + 1 < c->size && *p++ != ';')
 			goto bad;
 	}
 	if (!*p)
 		return 0;
 bad:
 	return sj_fail(r, v, "\"neighbors\" must be %d lists of local ranks below %d, one per local rank (\"1,3;0,2\")",
-		       size, size);
+		       c->size, c->size);
 }
-
-/* A communicator line's fields but its number and groups. */
-struct comm_line {
-	uint64_t id;
-	const char *name, *neighbors;
-	int size, topo, remote_size;
-};
 
 #define SJ_T struct comm_line
 static const struct sj_field comm_fields[] = {
 	SJ_FIELD("id", SJ_U64, id),
 	SJ_FIELD("name", SJ_STR, name),
 	SJ_FIELD("size", SJ_INT, size, .max = SJ_NRANKS),
-	SJ_FIELD("topo", SJ_ENUM, topo, .sub = snap_topo_names),
-	SJ_FIELD("neighbors", SJ_STR, neighbors),
+	SJ_FIELD("group", SJ_FN, group, .fn = read_group,
+		 .count = offsetof(SJ_T, size)),
 	SJ_FIELD("remote_size", SJ_INT, remote_size, .max = SJ_NRANKS),
+	SJ_FIELD("remote", SJ_FN, remote, .fn = read_group,
+		 .count = offsetof(SJ_T, remote_size)),
+	SJ_FIELD("topo", SJ_ENUM, topo, .sub = snap_topo_names),
+	SJ_FIELD("neighbors", SJ_FN, first, .fn = read_neighbors),
 	{ NULL },
 };
 #undef SJ_T
-
-/* The communicator's topology, if the line has one. */
-static int read_topo(struct snapread *r, const struct sj_node *o, int idx,
-		     const struct comm_line *c)
-{
-	int *first = NULL, *nbr = NULL, ret;
-
-	if (c->topo == SNAP_TOPO_NONE)
-		return 0;
-	if (!c->neighbors)
-		return sj_fail(r, sj_get(o, "topo"),
-			       "\"topo\" without \"neighbors\"");
-	ret = parse_neighbors(r, sj_get(o, "neighbors"), c->size, &first,
-			      &nbr);
-	if (!ret)
-		snap_comm_set_topo(r->s, idx, c->topo, first, nbr);
-	free(first);
-	free(nbr);
-	return ret;
-}
 
 static int read_comm(struct snapread *r, const struct sj_node *o)
 {
 	const struct sj_node *n = sj_get(o, "comm");
 	struct comm_line c = { 0 };
 	int64_t idx;
-	int got, *group, *remote = NULL;
+	int got = -1, ret;
 
 	if (sj_num(r, n, "comm", NULL, 0, INT_MAX, &idx))
 		return -MD_E_INPUT;
@@ -355,25 +350,21 @@ static int read_comm(struct snapread *r, const struct sj_node *o)
 		return sj_fail(r, n, "communicator %d comes where communicator %d was expected",
 			       (int)idx, r->comms_read);
 	r->at_comm = (int)idx;
-	if (sj_fields(r, o, comm_fields, &c) ||
-	    read_group(r, o, "group", c.size, &group))
-		return -MD_E_INPUT;
-	if (c.remote_size && read_group(r, o, "remote", c.remote_size,
-					 &remote)) {
-		snap_group_put(group);
-		return -MD_E_INPUT;
-	}
-	got = snap_comm_intern_shared(r->s, c.id, c.name, c.size, group);
-	snap_group_put(group);
-	if (got == idx && remote)
-		snap_comm_set_remote(r->s, got, c.remote_size, remote);
-	snap_group_put(remote);
-	if (got != idx)
-		return sj_fail(r, NULL, "the same as communicator %d", got);
-	if (read_topo(r, o, (int)idx, &c))
-		return -MD_E_INPUT;
-	r->comms_read++;
-	return 0;
+	ret = sj_fields(r, o, comm_fields, &c);
+	if (!ret)
+		got = snap_comm_intern_shared(r->s, c.id, c.name, c.size, c.group);
+	if (!ret && got != idx)
+		ret = sj_fail(r, NULL, "the same as communicator %d", got);
+	if (!ret && c.remote)
+		snap_comm_set_remote(r->s, got, c.remote_size, c.remote);
+	if (!ret && c.first)
+		snap_comm_set_topo(r->s, got, c.topo, c.first, c.nbr);
+	r->comms_read += !ret;
+	snap_group_put(c.group);
+	snap_group_put(c.remote);
+	free(c.first);
+	free(c.nbr);
+	return ret;
 }
 
 /* What a line is depends on its keys ("rank" before "comm" before
