@@ -580,8 +580,9 @@ static int read_all(struct snapread *r, struct input *in, int threads,
 		if (threads > 1 && !in->f && r->have_header &&
 		    r->comms_read == r->ncomms && r->held < 0 &&
 		    r->ranks_read == 0 && r->nranks >= RD_PAR_MIN_RANKS) {
-			*used = read_parallel(r, in, threads);
-			return *used > 0 ? 0 : RD_AGAIN;
+			ret = read_parallel(r, in, threads);
+			*used = ret > 0 ? ret : 1;
+			return ret > 0 ? 0 : RD_AGAIN;
 		}
 	if (!ret && in->f && ferror(in->f)) {
 		md_error("reading %s: %s", r->name, strerror(errno));
@@ -593,48 +594,38 @@ static int read_all(struct snapread *r, struct input *in, int threads,
 int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 		   struct snap **out)
 {
+	struct snapread r = { .groups = opts ? opts->groups : NULL };
+	struct snap_read_opts one = { .threads = 1, .groups = r.groups };
 	struct input in = { .f = f };
-	struct snapread r;
 	struct stat st;
 	long start = ftell(f);
-	long long size = -1;
-	char *map = NULL;
-	int ret, used = 1, threads = opts ? opts->threads : 1;
+	char *map = MAP_FAILED;
+	int ret, used = 1;
 
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
-		size = st.st_size;
+	r.size = !fstat(fileno(f), &st) && S_ISREG(st.st_mode) ? st.st_size : -1;
 	/* A mapped file that shrinks under the reader raises SIGBUS: one
 	 * being rewritten in place (--snapshot) is not to be read. */
-	if (start >= 0 && start < size)
-		map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE,
+	if (start >= 0 && start < r.size)
+		map = mmap(NULL, (size_t)r.size, PROT_READ, MAP_PRIVATE,
 			   fileno(f), 0);
-	if (map == MAP_FAILED)
-		map = NULL;
-	if (map)
-		in = (struct input){ .p = map + start, .end = map + size,
+	if (map != MAP_FAILED)
+		in = (struct input){ .p = map + start, .end = map + r.size,
 				     .kept = map };
-	for (;;) {
-		r = (struct snapread){ .size = size,
-				       .groups = opts ? opts->groups : NULL };
-		sj_init(&r, snap_new(), name ? name : "snapshot");
-		ret = read_all(&r, &in, threads, &used);
-		if (ret)
-			snap_free(r.s);
-		sj_done(&r);
-		free(r.seen);
-		if (ret != RD_AGAIN)
-			break;
-		in.p = map + start;
-		in.kept = map;
-		threads = used = 1;
-	}
+	sj_init(&r, snap_new(), name ? name : "snapshot");
+	ret = read_all(&r, &in, opts ? opts->threads : 1, &used);
+	if (ret)
+		snap_free(r.s);
+	sj_done(&r);
+	free(r.seen);
+	free(in.buf);
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)r.size);
 	*out = ret ? NULL : r.s;
 	if (opts)
 		opts->threads_used = used;
-	if (map)
-		munmap(map, (size_t)size);
-	free(in.buf);
-	return ret;
+	/* A worker saw something wrong: one thread reads again, and says
+	 * what and where. */
+	return ret == RD_AGAIN ? snap_read_opts(f, name, &one, out) : ret;
 }
 
 int snap_read(FILE *f, const char *name, struct snap **out)
