@@ -14,17 +14,15 @@
 
 #include "md.h"
 
-/* The column where the token after offset i starts. */
-static long col_after(const struct snapread *r, size_t i)
+/* n->at is where the token before n ended: n starts after the blanks
+ * and separators. */
+long sj_col(const struct snapread *r, const struct sj_node *n)
 {
+	size_t i = n ? n->at : 0;
+
 	while (i < r->len && r->line[i] && strchr(" \t\r,:", r->line[i]))
 		i++;
 	return (long)i + 1;
-}
-
-long sj_col(const struct snapread *r, const struct sj_node *n)
-{
-	return n ? col_after(r, n->at) : 1;
 }
 
 int sj_fail_at(const struct snapread *r, long col, const char *fmt, ...)
@@ -225,7 +223,8 @@ int sj_parse_line(struct snapread *r)
 					    "the line ends inside a JSON value: truncated")
 			       : 0;
 	if (r->cancel)
-		return sj_fail_at(r, col_after(r, r->prev), "%s", r->cancel);
+		return sj_fail(r, &(struct sj_node){ .at = r->prev }, "%s",
+			       r->cancel);
 	/* yajl's own words ("lexical error: invalid char in json text.")
 	 * where it stopped: it counts the byte or token it stopped at. */
 	at = yajl_get_bytes_consumed(r->h);

@@ -92,7 +92,7 @@ void sj_done(struct snapread *r);
 int sj_parse_line(struct snapread *r);
 
 /* Report an error at a column of the line (1-based), or at n's key (n
- * in an array: at n; NULL: column 1). */
+ * in an array: at n; NULL: at the line's value). */
 int sj_fail_at(const struct snapread *r, long col, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 long sj_col(const struct snapread *r, const struct sj_node *n);
