@@ -411,15 +411,17 @@ static int finish(struct snapread *r)
 	return 0;
 }
 
-/* The input: a regular file is mapped (its lines found with memchr,
- * cut between the threads of the parallel reader); anything else is
- * read with getline. */
+/* The input, its lines found with memchr: a regular file is mapped
+ * (and cut between the threads of the parallel reader); anything else
+ * is read in big reads into buf (a 4 KiB stdio buffer would cost a
+ * system call per 8 ranks of a pipe). */
 struct input {
-	const char *p, *end;	/* what is left of the mapping */
+	const char *p, *end;	/* what is left to read */
 	const char *kept;	/* the mapping's pages from here are kept */
-	FILE *f;		/* or this */
+	FILE *f;		/* or this, into buf */
 	char *buf;
 	size_t cap;
+	bool eof;
 };
 
 static const char *page_of(const char *p)
@@ -427,25 +429,34 @@ static const char *page_of(const char *p)
 	return (const char *)((uintptr_t)p & -(uintptr_t)getpagesize());
 }
 
+/* More of f after what is left in buf, which doubles for a long line. */
+static void refill(struct input *in)
+{
+	size_t rest = (size_t)(in->end - in->p);
+
+	memmove(in->buf, in->p, rest);
+	if (rest > in->cap / 2)
+		in->buf = xrealloc(in->buf, in->cap *= 2);
+	in->p = in->buf;
+	in->end = in->buf + rest + fread(in->buf + rest, 1, in->cap - rest, in->f);
+	in->eof = in->end == in->buf + rest;
+}
+
 /* The next line, its '\n' included if it has one; -1 at the end. */
 static ssize_t next_line(struct input *in, const char **line)
 {
 	const char *nl, *page;
-	ssize_t n;
 
-	if (in->f) {
-		n = getline(&in->buf, &in->cap, in->f);
-		*line = in->buf;
-		return n;
-	}
+	while (!(nl = memchr(in->p, '\n', (size_t)(in->end - in->p))) &&
+	       in->f && !in->eof)
+		refill(in);
 	if (in->p == in->end)
 		return -1;
 	*line = in->p;
-	nl = memchr(in->p, '\n', (size_t)(in->end - in->p));
 	in->p = nl ? nl + 1 : in->end;
 	/* Mapped pages count in the RSS: those read go back as we go. */
 	page = page_of(*line);
-	if (page - in->kept >= 1 << 22) {
+	if (!in->f && page - in->kept >= 1 << 22) {
 		madvise((void *)in->kept, (size_t)(page - in->kept),
 			MADV_DONTNEED);
 		in->kept = page;
@@ -596,7 +607,7 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 {
 	struct snapread r = { .groups = opts ? opts->groups : NULL };
 	struct snap_read_opts one = { .threads = 1, .groups = r.groups };
-	struct input in = { .f = f };
+	struct input in = { .f = f, .cap = 1 << 16 };
 	struct stat st;
 	long start = ftell(f);
 	char *map = MAP_FAILED;
@@ -611,6 +622,8 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 	if (map != MAP_FAILED)
 		in = (struct input){ .p = map + start, .end = map + r.size,
 				     .kept = map };
+	else
+		in.p = in.end = in.buf = xmalloc(in.cap);
 	sj_init(&r, snap_new(), name ? name : "snapshot");
 	ret = read_all(&r, &in, opts ? opts->threads : 1, &used);
 	if (ret)
