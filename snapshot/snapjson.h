@@ -55,7 +55,6 @@ struct snapread {
 	 * snapshot whose pool joins s's at the end (snap_adopt_pool). */
 	struct snap *mem;
 	pthread_mutex_t *lock;	/* around interning in s, with workers */
-	bool quiet;		/* a worker: the serial reader reports */
 	struct sj_node *nodes;	/* nodes[0] is the line's value */
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
@@ -81,6 +80,8 @@ struct snapread {
 	int64_t group_budget;	/* group entries still allowed */
 	long long size;		/* input bytes, -1 if not known */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */
+	/* A worker of the parallel reader reports no error (the serial
+	 * reader reads again and does) and counts s->nranks at the end. */
 	bool worker;
 	int first_rank;		/* a worker's, when ranks_read was -1 */
 	struct snap_groups *groups;	/* snap_read_opts.groups, or NULL */

@@ -560,7 +560,7 @@ static int read_parallel(struct snapread *r, struct input *in, int threads)
 			.ncomms = r->ncomms, .comms_read = r->comms_read,
 			.ranks_read = n ? -1 : 0, .ranks_cap = r->ranks_cap,
 			.held = -1, .size = r->size, .worker = true,
-			.quiet = true, .lock = &lock };
+			.lock = &lock };
 		sj_init(&x->r, r->s, r->name);
 		x->r.mem = snap_new();
 		x->in.p = from;

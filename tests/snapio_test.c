@@ -683,8 +683,9 @@ ParameterizedTest(int *i, snapio, rejects_bad_input_with_one_located_error,
 	cr_assert_stderr_eq_str(c->error, "%s", c->what);
 }
 
-/* Long lines (read_string's input is not a regular file: getline) and a
- * last line without '\n' read; an empty input is refused. */
+/* Lines longer than the reader's 64 KiB buffer for what is not a
+ * regular file (read_string: a memory stream) and a last line without
+ * '\n' read; an empty input is refused. */
 Test(snapio, reads_lines_longer_than_its_buffer_and_a_last_line_without_newline,
      .init = cr_redirect_stderr)
 {
