@@ -1,7 +1,7 @@
 /*
  * snapread.c - read a snapshot written by snap_write()
- * (doc/snapshot-format.md): the header, communicator and note lines and
- * the loop over lines; the rank lines are in snapread_rank.c.
+ * (doc/snapshot-format.md): the header, communicator and note lines, the
+ * input and the loop over lines; the rank lines are in snapread_rank.c.
  *
  * One line at a time: yajl parses it into the reader's reused nodes
  * (snapjson.c) and the line is checked and converted into the model, so
@@ -13,9 +13,10 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,165 +29,125 @@
 /* The shortest possible rank or communicator line, `{"rank":0}`. */
 #define RD_MIN_LINE 10
 
-#define HD(k, kd, field, ...) SJ_FIELD(k, kd, struct snap, field, __VA_ARGS__)
-
-static const struct snapjs_field header_fields[] = {
-	HD("time", SJ_I64, time),
-	HD("tool", SJ_STR, tool),
-	HD("host", SJ_STR, host),
-	HD("starter", SJ_STR, starter),
-	HD("mpi", SJ_STR, mpi),
-	HD("implementation", SJ_STR, impl),
-	HD("dll", SJ_STR, dll),
-	HD("types", SJ_STR, types),
-	HD("starter_pid", SJ_INT, starter_pid, .max = INT_MAX),
-	HD("looks", SJ_INT, looks, .max = INT_MAX),
-	HD("interval_ms", SJ_INT, interval_ms, .max = INT_MAX),
+#define SJ_T struct snap
+static const struct sj_field header_fields[] = {
+	SJ_FIELD("time", SJ_I64, time),
+	SJ_FIELD("tool", SJ_STR, tool),
+	SJ_FIELD("host", SJ_STR, host),
+	SJ_FIELD("starter", SJ_STR, starter),
+	SJ_FIELD("mpi", SJ_STR, mpi),
+	SJ_FIELD("implementation", SJ_STR, impl),
+	SJ_FIELD("dll", SJ_STR, dll),
+	SJ_FIELD("types", SJ_STR, types),
+	SJ_FIELD("starter_pid", SJ_INT, starter_pid, .max = INT_MAX),
+	SJ_FIELD("looks", SJ_INT, looks, .max = INT_MAX),
+	SJ_FIELD("interval_ms", SJ_INT, interval_ms, .max = INT_MAX),
 	{ NULL },
 };
-SJ_TABLE_FITS(header_fields);
+#undef SJ_T
 
 /* nranks and ncomms size the allocations: checked against the input
  * before anything is allocated. */
-#define RD(k, field, ...) \
-	SJ_FIELD(k, SJ_INT, struct snapread, field, __VA_ARGS__)
-
-static const struct snapjs_field count_fields[] = {
-	RD("nranks", nranks, .max = RD_MAX_RANKS),
-	RD("ncomms", ncomms, .max = RD_MAX_RANKS),
-	RD("held", held, .max = SJ_NRANKS, .def = -1),
+#define SJ_T struct snapread
+static const struct sj_field count_fields[] = {
+	SJ_FIELD("nranks", SJ_INT, nranks, .max = RD_MAX_RANKS),
+	SJ_FIELD("ncomms", SJ_INT, ncomms, .max = RD_MAX_RANKS),
+	SJ_FIELD("held", SJ_INT, held, .max = SJ_NRANKS, .def = -1),
 	{ NULL },
 };
-SJ_TABLE_FITS(count_fields);
+#undef SJ_T
 
-static int read_header(struct snapread *r, const struct snapjs_node *o)
+static int read_header(struct snapread *r, const struct sj_node *o)
 {
-	struct snapjs *j = &r->j;
-	const struct snapjs_node *v = snapjs_get(j, o, "version");
-	const struct snapjs_node *f = snapjs_get(j, o, "format");
-	const char *missing = !snapjs_get(j, o, "nranks") ? "nranks"
-			      : !snapjs_get(j, o, "ncomms") ? "ncomms"
-							    : NULL;
+	const struct sj_node *v = sj_get(o, "version");
+	const struct sj_node *f = sj_get(o, "format");
 	int64_t version = -1;
 
-	if (!f || f->type != SNAPJS_STR || strcmp(f->s, SNAP_FORMAT) != 0)
-		return snapjs_fail(j, f ? snapjs_col(j, f) : 1,
-				   "not an mpi-deadlock snapshot: the first "
-				   "line must say \"format\":\"%s\"",
-				   SNAP_FORMAT);
-	if (v && snapjs_num(j, v, "version", NULL, INT_MIN, INT_MAX, &version))
+	if (!f || f->type != SJV_STR || strcmp(f->s, SNAP_FORMAT) != 0)
+		return sj_fail(r, f, "not an mpi-deadlock snapshot: the first line must say \"format\":\"%s\"",
+			       SNAP_FORMAT);
+	if (v && sj_num(r, v, "version", NULL, INT_MIN, INT_MAX, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
-		return snapjs_fail(j, v ? snapjs_col(j, v) : 1,
-				   "snapshot version %d is not supported: "
-				   "this mpi-deadlock reads version %d",
-				   (int)version, SNAP_VERSION);
-	if (snapjs_fields(r, o, header_fields, j->s))
-		return -MD_E_INPUT;
+		return sj_fail(r, v, "snapshot version %d is not supported: this mpi-deadlock reads version %d",
+			       (int)version, SNAP_VERSION);
 	r->have_header = true;
-	if (missing)
-		return snapjs_fail(j, 1, "the header has no \"%s\"", missing);
-	if (snapjs_fields(r, o, count_fields, r))
+	if (!sj_get(o, "nranks") || !sj_get(o, "ncomms"))
+		return sj_fail(r, NULL, "the header has no \"%s\"",
+			       sj_get(o, "nranks") ? "ncomms" : "nranks");
+	if (sj_fields(r, o, header_fields, r->s) ||
+	    sj_fields(r, o, count_fields, r))
 		return -MD_E_INPUT;
 	r->last_rank = -1;
 	if (r->held >= 0)
-		j->s->job_nranks = r->nranks;
+		r->s->job_nranks = r->nranks;
 	if (r->size >= 0 &&
 	    ((long long)(r->held >= 0 ? r->held : r->nranks) + r->ncomms) *
 			    RD_MIN_LINE > r->size)
-		return snapjs_fail(j, snapjs_col(j, snapjs_get(j, o, "nranks")),
-				   "%d ranks and %d communicators cannot fit "
-				   "in the %lld bytes of the file: truncated "
-				   "or inconsistent",
-				   r->nranks, r->ncomms, r->size);
+		return sj_fail(r, sj_get(o, "nranks"),
+			       "%d ranks and %d communicators cannot fit in the %lld bytes of the file: truncated or inconsistent",
+			       r->nranks, r->ncomms, r->size);
 	r->group_budget = 64 * (int64_t)r->nranks + (1 << 20);
 	return 0;
 }
 
 /* "0-1023,2048" into out (NULL: only count); *n gets the entry count,
  * which never passes max, so nothing is allocated on a lie. */
-static int parse_ranges(struct snapread *r, const struct snapjs_node *v,
-			int max, int *out, int *n)
+static int parse_ranges(struct snapread *r, const struct sj_node *v, int max,
+			int *out, int *n)
 {
 	const char *p = v->s;
+	char *end;
 
 	for (*n = 0; *p;) {
-		long a = 0, b;
+		long a, b;
 
 		if (*p < '0' || *p > '9')
 			goto bad;
-		for (; *p >= '0' && *p <= '9' && a <= r->nranks; p++)
-			a = a * 10 + (*p - '0');
-		b = a;
-		if (*p == '-') {
+		a = b = strtol(p, &end, 10);
+		if (*(p = end) == '-') {
 			if (*++p < '0' || *p > '9')
 				goto bad;
-			for (b = 0; *p >= '0' && *p <= '9' && b <= r->nranks;
-			     p++)
-				b = b * 10 + (*p - '0');
+			b = strtol(p, &end, 10);
+			p = end;
 		}
 		if (*p == ',' && p[1])
 			p++;
 		else if (*p)
 			goto bad;
 		if (a > b || b >= r->nranks)
-			return snapjs_fail(&r->j, snapjs_col(&r->j, v),
-					   "\"group\" range %ld-%ld is out of "
-					   "range (%d ranks)",
-					   a, b, r->nranks);
+			return sj_fail(r, v, "\"group\" range %ld-%ld is out of range (%d ranks)",
+				       a, b, r->nranks);
 		if (b - a + 1 > (long)max - *n)
-			return snapjs_fail(&r->j, snapjs_col(&r->j, v),
-					   "\"group\" has more than \"size\" "
-					   "%d entries",
-					   max);
+			return sj_fail(r, v, "\"group\" has more than \"size\" %d entries",
+				       max);
 		for (long g = a; out && g <= b; g++)
 			out[*n + g - a] = (int)g;
 		*n += (int)(b - a + 1);
 	}
 	return 0;
 bad:
-	return snapjs_fail(&r->j, snapjs_col(&r->j, v),
-			   "\"group\" \"%.40s\" is not a list of rank ranges "
-			   "like \"0-3,8\" (at \"%.10s\")",
-			   v->s, p);
+	return sj_fail(r, v, "\"group\" \"%.40s\" is not a list of rank ranges like \"0-3,8\" (at \"%.10s\")",
+		       v->s, p);
 }
 
 /* A group lists each global rank at most once. */
-static int check_distinct(struct snapread *r, const struct snapjs_node *v,
+static int check_distinct(struct snapread *r, const struct sj_node *v,
 			  const int *g, int n)
 {
 	int ret = 0, i;
 
 	if (!r->seen)
 		r->seen = xcalloc((size_t)r->nranks / 8 + 1, 1);
-	for (i = 0; i < n; i++) {
-		if (r->seen[g[i] / 8] & (1u << (g[i] % 8))) {
-			ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
-					  "\"group\" lists global rank %d "
-					  "twice",
-					  g[i]);
-			break;
-		}
+	for (i = 0; i < n && !ret; i++) {
+		if (r->seen[g[i] / 8] & (1u << (g[i] % 8)))
+			ret = sj_fail(r, v, "\"group\" lists global rank %d twice",
+				      g[i]);
 		r->seen[g[i] / 8] |= (unsigned char)(1u << (g[i] % 8));
 	}
 	while (i-- > 0)
 		r->seen[g[i] / 8] = 0;
 	return ret;
-}
-
-static int group_array(struct snapread *r, const struct snapjs_node *v,
-		       int *g)
-{
-	const struct snapjs_node *e = snapjs_first(&r->j, v);
-	int64_t x;
-
-	for (int i = 0; e; e = snapjs_next(&r->j, e), i++) {
-		if (snapjs_num(&r->j, e, NULL, "a \"group\" entry", 0,
-			       r->nranks - 1, &x))
-			return -MD_E_INPUT;
-		g[i] = (int)x;
-	}
-	return 0;
 }
 
 /*
@@ -229,355 +190,299 @@ void snap_groups_free(struct snap_groups *g)
 }
 
 /* The group of text read before with the same size and job, with a
- * reference, or NULL. */
-static int *groups_find(struct snap_groups *g, const char *text, int size,
-			int nranks)
+ * reference, or NULL; with add, group is added instead. */
+static int *groups_use(struct snap_groups *g, const char *text, int size,
+		       int nranks, int *add)
 {
 	int *found = NULL;
+	unsigned i;
 
 	pthread_mutex_lock(&g->lock);
-	for (int i = 0; i < GROUPS_KEEP && !found; i++)
+	for (i = 0; i < GROUPS_KEEP && !add && !found; i++)
 		if (g->e[i].text && g->e[i].size == size &&
 		    g->e[i].nranks == nranks && !strcmp(g->e[i].text, text))
 			found = snap_group_get(g->e[i].group);
+	if (add) {
+		i = g->next++ % GROUPS_KEEP;
+		free(g->e[i].text);
+		snap_group_put(g->e[i].group);
+		g->e[i].text = xstrdup(text);
+		g->e[i].size = size;
+		g->e[i].nranks = nranks;
+		g->e[i].group = snap_group_get(add);
+	}
 	pthread_mutex_unlock(&g->lock);
 	return found;
 }
 
-static void groups_add(struct snap_groups *g, const char *text, int size,
-		       int nranks, int *group)
-{
-	unsigned i;
+/* A communicator line's fields but its number; what they point to is
+ * the reader's until read_comm gives it to the snapshot. */
+struct comm_line {
+	uint64_t id;
+	const char *name;
+	int size, remote_size, topo;
+	int *group, *remote, *first, *nbr;
+};
 
-	pthread_mutex_lock(&g->lock);
-	i = g->next++ % GROUPS_KEEP;
-	free(g->e[i].text);
-	snap_group_put(g->e[i].group);
-	g->e[i].text = xstrdup(text);
-	g->e[i].size = size;
-	g->e[i].nranks = nranks;
-	g->e[i].group = snap_group_get(group);
-	pthread_mutex_unlock(&g->lock);
-}
-
-/* *out: a group of snap_group_new (NULL if absent), checked: a group
- * from r->groups was checked when first read, only the budget is this
- * snapshot's. */
-static int read_group(struct snapread *r, const struct snapjs_node *o,
-		      const char *key, int size, int **out)
+/* A group of snap_group_new at f->off (NULL if absent) of the size at
+ * f->count, checked: a group from r->groups was checked when first read,
+ * only the budget is this snapshot's. */
+static int read_group(struct snapread *r, const struct sj_field *f,
+		      const struct sj_node *v, void *base)
 {
-	const struct snapjs_node *v = snapjs_get(&r->j, o, key);
-	bool text = v && v->type == SNAPJS_STR;
+	const char *key = f->key;
+	int size = *(int *)((char *)base + f->count);
+	int **out = (int **)((char *)base + f->off);
+	const struct sj_node *e;
+	bool text = v && v->type == SJV_STR;
 	bool cache = r->groups && text && size >= GROUPS_MIN;
-	int n = v && v->type == SNAPJS_ARR ? v->n : size, ret = 0;
+	int n = v && v->type == SJV_ARR ? v->n : size, ret = 0, i = 0;
+	int64_t x;
 
-	*out = cache ? groups_find(r->groups, v->s, size, r->nranks) : NULL;
-	if (!v)
+	/* A "remote" counts only with a "remote_size". */
+	if (!v || (!size && strcmp(key, "remote") == 0))
 		return 0;
-	if (!text && v->type != SNAPJS_ARR)
-		return snapjs_fail(&r->j, snapjs_col(&r->j, v),
-				   "\"%s\" must be an array of ranks or a "
-				   "string of rank ranges", key);
+	*out = cache ? groups_use(r->groups, v->s, size, r->nranks, NULL)
+		     : NULL;
+	if (!text && v->type != SJV_ARR)
+		return sj_fail(r, v, "\"%s\" must be an array of ranks or a string of rank ranges",
+			       key);
 	if (text && !*out)
 		ret = parse_ranges(r, v, size, NULL, &n);
 	if (!ret && n != size)
-		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
-				  "\"%s\" has %d entries, \"%s\" says %d",
-				  key, n, strcmp(key, "group") ? "remote_size"
-							      : "size", size);
+		ret = sj_fail(r, v, "\"%s\" has %d entries, \"%s\" says %d",
+			      key, n, strcmp(key, "group") ? "remote_size"
+							  : "size", size);
 	if (!ret && (r->group_budget -= size) < 0)
-		ret = snapjs_fail(&r->j, snapjs_col(&r->j, v),
-				  "the communicator groups add up to more "
-				  "than 64 entries per rank");
+		ret = sj_fail(r, v, "the communicator groups add up to more than 64 entries per rank");
 	if (!ret && !*out) {
 		*out = snap_group_new(size);
-		ret = text ? parse_ranges(r, v, size, *out, &n)
-			   : group_array(r, v, *out);
+		if (text)
+			ret = parse_ranges(r, v, size, *out, &n);
+		else
+			sj_each(e, v) {
+				if ((ret = sj_num(r, e, NULL,
+						  "a \"group\" entry", 0,
+						  r->nranks - 1, &x)))
+					break;
+				(*out)[i++] = (int)x;
+			}
 		if (!ret)
 			ret = check_distinct(r, v, *out, size);
 		if (!ret && cache)
-			groups_add(r->groups, v->s, size, r->nranks, *out);
-	}
-	if (ret) {
-		snap_group_put(*out);
-		*out = NULL;
+			groups_use(r->groups, v->s, size, r->nranks, *out);
 	}
 	return ret;
 }
 
-/* "neighbors": "1,3;0,2;;1": size lists of local ranks, ';' between
- * them, ',' between the ranks of one list. */
-static int parse_neighbors(struct snapread *r, long col, int size,
-			   const char *text, int **first, int **nbr)
+/* "neighbors": "1,3;0,2;;1" with a "topo": size lists of local ranks,
+ * ';' between them, ',' between the ranks of one list (a rank takes 2
+ * bytes), into c->first (where each list starts) and c->nbr. */
+static int read_neighbors(struct snapread *r, const struct sj_field *f,
+			  const struct sj_node *v, void *base)
 {
-	const char *p = text;
-	int n = 0, cap = 16;
+	struct comm_line *c = base;
+	const char *p;
+	char *end;
+	int n = 0;
 
-	*first = xmalloc(((size_t)size + 1) * sizeof(int));
-	*nbr = xmalloc((size_t)cap * sizeof(int));
-	(*first)[0] = 0;
-	for (int i = 0; i < size; i++) {
-		while (*p && *p != ';') {
-			char *end;
-			long v = strtol(p, &end, 10);
+	if (c->topo == SNAP_TOPO_NONE)
+		return 0;
+	if (!v)
+		return sj_fail(r, sj_get(r->nodes, "topo"), "\"topo\" without \"neighbors\"");
+	if (sj_check(r, v, f->key, SJV_STR, 0))
+		return -MD_E_INPUT;
+	c->first = xcalloc((size_t)c->size + 1, sizeof(int));
+	c->nbr = xmalloc((v->len / 2 + 1) * sizeof(int));
+	p = v->s;
+	for (int i = 0; i < c->size; i++) {
+		while (*p >= '0' && *p <= '9') {
+			long x = strtol(p, &end, 10);
 
-			if (end == p || v < 0 || v >= size)
+			if (x >= c->size)
 				goto bad;
-			if (n == cap)
-				*nbr = xrealloc(*nbr,
-						(size_t)(cap *= 2) * sizeof(int));
-			(*nbr)[n++] = (int)v;
-			p = end;
-			if (*p == ',' && p[1] && p[1] != ';' && p[1] != ',')
-				p++;
-			else if (*p && *p != ';')
-				goto bad;
+			c->nbr[n++] = (int)x;
+			p = end + (*end == ',' && end[1] >= '0' && end[1] <= '9');
 		}
-		(*first)[i + 1] = n;
-		if (i + 1 < size && *p++ != ';')
+		c->first[i + 1] = n;
+		if (i + 1 < c->size && *p++ != ';')
 			goto bad;
 	}
 	if (!*p)
 		return 0;
 bad:
-	return snapjs_fail(&r->j, col,
-			   "\"neighbors\" must be %d lists of local ranks "
-			   "below %d, one per local rank (\"1,3;0,2\")",
-			   size, size);
+	return sj_fail(r, v, "\"neighbors\" must be %d lists of local ranks below %d, one per local rank (\"1,3;0,2\")",
+		       c->size, c->size);
 }
 
-/* A communicator line's fields but its number and group. */
-struct comm_line {
-	uint64_t id;
-	const char *name, *neighbors;
-	int size, topo, remote_size;
-};
-
-#define CL(k, kd, field, ...) \
-	SJ_FIELD(k, kd, struct comm_line, field, __VA_ARGS__)
-
-static const struct snapjs_field comm_fields[] = {
-	CL("id", SJ_U64, id),
-	CL("name", SJ_STR, name),
-	CL("size", SJ_INT, size, .max = SJ_NRANKS),
-	CL("topo", SJ_ENUM, topo, .sub = snap_topo_names),
-	CL("neighbors", SJ_STR, neighbors),
-	CL("remote_size", SJ_INT, remote_size, .max = SJ_NRANKS),
+#define SJ_T struct comm_line
+static const struct sj_field comm_fields[] = {
+	SJ_FIELD("id", SJ_U64, id),
+	SJ_FIELD("name", SJ_STR, name),
+	SJ_FIELD("size", SJ_INT, size, .max = SJ_NRANKS),
+	SJ_FIELD("group", SJ_FN, group, .fn = read_group,
+		 .count = offsetof(SJ_T, size)),
+	SJ_FIELD("remote_size", SJ_INT, remote_size, .max = SJ_NRANKS),
+	SJ_FIELD("remote", SJ_FN, remote, .fn = read_group,
+		 .count = offsetof(SJ_T, remote_size)),
+	SJ_FIELD("topo", SJ_ENUM, topo, .sub = snap_topo_names),
+	SJ_FIELD("neighbors", SJ_FN, first, .fn = read_neighbors),
 	{ NULL },
 };
-SJ_TABLE_FITS(comm_fields);
+#undef SJ_T
 
-/* The communicator's topology, if the line has one. */
-static int read_topo(struct snapread *r, const struct snapjs_node *o,
-		     int idx, const struct comm_line *c)
+static int read_comm(struct snapread *r, const struct sj_node *o)
 {
-	struct snapjs *j = &r->j;
-	int *first = NULL, *nbr = NULL, ret;
-
-	if (c->topo == SNAP_TOPO_NONE)
-		return 0;
-	if (!c->neighbors)
-		return snapjs_fail(j, snapjs_col(j, snapjs_get(j, o, "topo")),
-				   "\"topo\" without \"neighbors\"");
-	ret = parse_neighbors(r, snapjs_col(j, snapjs_get(j, o, "neighbors")),
-			      c->size, c->neighbors, &first, &nbr);
-	if (!ret)
-		snap_comm_set_topo(j->s, idx, c->topo, first, nbr);
-	free(first);
-	free(nbr);
-	return ret;
-}
-
-static int read_comm(struct snapread *r, const struct snapjs_node *o)
-{
-	struct snapjs *j = &r->j;
-	const struct snapjs_node *n = snapjs_get(j, o, "comm");
+	const struct sj_node *n = sj_get(o, "comm");
 	struct comm_line c = { 0 };
 	int64_t idx;
-	int got, *group, *remote = NULL;
+	int got = -1, ret;
 
-	if (snapjs_num(j, n, "comm", NULL, 0, INT_MAX, &idx))
+	if (sj_num(r, n, "comm", NULL, 0, INT_MAX, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
-		return snapjs_fail(j, snapjs_col(j, n),
-				   "communicator %d comes after the rank lines",
-				   (int)idx);
+		return sj_fail(r, n, "communicator %d comes after the rank lines",
+			       (int)idx);
 	if (idx >= r->ncomms)
-		return snapjs_fail(j, snapjs_col(j, n),
-				   "\"comm\" %d is out of range (%d "
-				   "communicators in the header)",
-				   (int)idx, r->ncomms);
+		return sj_fail(r, n, "\"comm\" %d is out of range (%d communicators in the header)",
+			       (int)idx, r->ncomms);
 	if (idx != r->comms_read)
-		return snapjs_fail(j, snapjs_col(j, n),
-				   "communicator %d comes where communicator "
-				   "%d was expected",
-				   (int)idx, r->comms_read);
-	j->at_comm = (int)idx;
-	if (snapjs_fields(r, o, comm_fields, &c) ||
-	    read_group(r, o, "group", c.size, &group))
-		return -MD_E_INPUT;
-	if (c.remote_size && read_group(r, o, "remote", c.remote_size,
-					 &remote)) {
-		snap_group_put(group);
-		return -MD_E_INPUT;
-	}
-	got = snap_comm_intern_shared(j->s, c.id, c.name, c.size, group);
-	snap_group_put(group);
-	if (got == idx && remote)
-		snap_comm_set_remote(j->s, got, c.remote_size, remote);
-	snap_group_put(remote);
-	if (got != idx)
-		return snapjs_fail(j, 1, "the same as communicator %d", got);
-	if (read_topo(r, o, (int)idx, &c))
-		return -MD_E_INPUT;
-	r->comms_read++;
-	return 0;
+		return sj_fail(r, n, "communicator %d comes where communicator %d was expected",
+			       (int)idx, r->comms_read);
+	r->at_comm = (int)idx;
+	ret = sj_fields(r, o, comm_fields, &c);
+	if (!ret)
+		got = snap_comm_intern_shared(r->s, c.id, c.name, c.size, c.group);
+	if (!ret && got != idx)
+		ret = sj_fail(r, NULL, "the same as communicator %d", got);
+	if (!ret && c.remote)
+		snap_comm_set_remote(r->s, got, c.remote_size, c.remote);
+	if (!ret && c.first)
+		snap_comm_set_topo(r->s, got, c.topo, c.first, c.nbr);
+	r->comms_read += !ret;
+	snap_group_put(c.group);
+	snap_group_put(c.remote);
+	free(c.first);
+	free(c.nbr);
+	return ret;
 }
 
 /* What a line is depends on its keys ("rank" before "comm" before
  * "note"). */
 static int read_object(struct snapread *r)
 {
-	struct snapjs *j = &r->j;
-	const struct snapjs_node *o = &j->nodes[0], *note;
+	const struct sj_node *o = &r->nodes[0], *note;
 
-	if (o->type != SNAPJS_OBJ)
-		return snapjs_fail(j, snapjs_col(j, o),
-				   "the line is not a JSON object");
+	if (o->type != SJV_OBJ)
+		return sj_fail(r, o, "the line is not a JSON object");
 	if (!r->have_header)
 		return read_header(r, o);
-	if (snapjs_get(j, o, "rank"))
+	if (sj_get(o, "rank"))
 		return snapread_rank(r, o);
-	if (snapjs_get(j, o, "comm"))
+	if (sj_get(o, "comm"))
 		return read_comm(r, o);
-	if ((note = snapjs_get(j, o, "note"))) {
-		if (note->type != SNAPJS_STR)
-			return snapjs_fail(j, snapjs_col(j, note),
-					   "\"note\" must be a string");
-		snap_note(j->mem, "%s", note->s);
+	if ((note = sj_get(o, "note"))) {
+		if (note->type != SJV_STR)
+			return sj_fail(r, note, "\"note\" must be a string");
+		snap_note(r->mem, "%s", note->s);
 		return 0;
 	}
-	if (snapjs_get(j, o, "format"))
-		return snapjs_fail(j, 1, "a second header line");
-	return snapjs_fail(j, 1,
-			   "the line is neither a communicator, a rank nor "
-			   "a note");
+	if (sj_get(o, "format"))
+		return sj_fail(r, NULL, "a second header line");
+	return sj_fail(r, NULL, "the line is neither a communicator, a rank nor a note");
 }
 
 /* After the last line: was everything the header promised there? */
 static int finish(struct snapread *r)
 {
-	struct snapjs *j = &r->j;
+	int ranks = r->held >= 0 ? r->held : r->nranks;
 
-	j->at_comm = j->at_rank = j->at_op = -1;
+	r->lineno++;
+	r->len = 0;
+	r->at_comm = r->at_rank = r->at_op = -1;
 	if (!r->have_header)
-		return snapjs_fail(j, 1, "empty file: no snapshot header");
+		return sj_fail(r, NULL, "empty file: no snapshot header");
 	if (r->comms_read < r->ncomms)
-		return snapjs_fail(j, 1,
-				   "truncated: %d of %d communicator lines",
-				   r->comms_read, r->ncomms);
-	if (r->ranks_read < (r->held >= 0 ? r->held : r->nranks))
-		return snapjs_fail(j, 1, "truncated: %d of %d rank lines",
-				   r->ranks_read,
-				   r->held >= 0 ? r->held : r->nranks);
+		return sj_fail(r, NULL, "truncated: %d of %d communicator lines",
+			       r->comms_read, r->ncomms);
+	if (r->ranks_read < ranks)
+		return sj_fail(r, NULL, "truncated: %d of %d rank lines",
+			       r->ranks_read, ranks);
 	return 0;
 }
 
-/* The input's size bounds the header's counts, when it is known. */
-static long long input_size(FILE *f)
-{
-	struct stat st;
-	int fd = fileno(f);
-
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		return (long long)st.st_size;
-	return -1;
-}
-
-/* The input in big reads (64 KiB and up; a 4 KiB stdio buffer costs a
- * system call per 8 ranks), cut into lines in place: from f, or (a
- * worker) from fd between at and stop. */
-struct lines {
+/* The input, its lines found with memchr: a regular file is mapped
+ * (and cut between the threads of the parallel reader); anything else
+ * is read in big reads into buf (a 4 KiB stdio buffer would cost a
+ * system call per 8 ranks of a pipe). */
+struct input {
+	const char *p, *end;	/* what is left to read */
+	const char *kept;	/* the mapping's pages from here are kept */
+	FILE *f;		/* or this, into buf */
 	char *buf;
-	size_t cap, start, end;
-	bool eof, err;
-	FILE *f;
-	int fd;
-	long long at, stop;
-	long long off;		/* input offset of the next line */
+	size_t cap;
+	bool eof;
 };
 
-static size_t fill(struct lines *b)
+static const char *page_of(const char *p)
 {
-	size_t room = b->cap - b->end - 1;
-	ssize_t n;
-
-	if (b->f)
-		return fread(b->buf + b->end, 1, room, b->f);
-	if ((long long)room > b->stop - b->at)
-		room = (size_t)(b->stop - b->at);
-	n = room ? pread(b->fd, b->buf + b->end, room, b->at) : 0;
-	if (n < 0) {
-		b->err = true;
-		return 0;
-	}
-	b->at += n;
-	return (size_t)n;
+	return (const char *)((uintptr_t)p & -(uintptr_t)getpagesize());
 }
 
-/* The next line, its '\n' included if it has one, and a byte behind it
- * that may be written; -1 at the end. */
-static ssize_t next_line(struct lines *b, char **line)
+/* More of f after what is left in buf, which doubles for a long line. */
+static void refill(struct input *in)
 {
-	if (!b->buf) {
-		b->cap = 1 << 16;
-		b->buf = xmalloc(b->cap);
-	}
-	for (;;) {
-		char *at = b->buf + b->start;
-		char *nl = memchr(at, '\n', b->end - b->start);
-		size_t n = nl ? (size_t)(nl - at) + 1 : b->end - b->start;
+	size_t rest = (size_t)(in->end - in->p);
 
-		if (nl || (b->eof && n)) {
-			*line = at;
-			b->start += n;
-			b->off += (long long)n;
-			return (ssize_t)n;
-		}
-		if (b->eof)
-			return -1;
-		memmove(b->buf, at, n);
-		b->start = 0;
-		b->end = n;
-		if (n > b->cap / 2) {	/* a long line: room for more */
-			b->cap *= 2;
-			b->buf = xrealloc(b->buf, b->cap);
-		}
-		n = fill(b);
-		b->end += n;
-		b->eof = n == 0;
+	memmove(in->buf, in->p, rest);
+	if (rest > in->cap / 2)
+		in->buf = xrealloc(in->buf, in->cap *= 2);
+	in->p = in->buf;
+	in->end = in->buf + rest + fread(in->buf + rest, 1, in->cap - rest, in->f);
+	in->eof = in->end == in->buf + rest;
+}
+
+/* The next line, its '\n' included if it has one; -1 at the end. */
+static ssize_t next_line(struct input *in, const char **line)
+{
+	const char *nl, *page;
+
+	while (!(nl = memchr(in->p, '\n', (size_t)(in->end - in->p))) &&
+	       in->f && !in->eof)
+		refill(in);
+	if (in->p == in->end)
+		return -1;
+	*line = in->p;
+	in->p = nl ? nl + 1 : in->end;
+	/* Mapped pages count in the RSS: those read go back as we go. */
+	page = page_of(*line);
+	if (!in->f && page - in->kept >= 1 << 22) {
+		madvise((void *)in->kept, (size_t)(page - in->kept),
+			MADV_DONTNEED);
+		in->kept = page;
 	}
+	return in->p - *line;
 }
 
 /* The next line of in, read: 1 if there was one (0 at the end), or an
  * error. */
-static int read_next(struct snapread *r, struct lines *in)
+static int read_next(struct snapread *r, struct input *in)
 {
-	struct snapjs *j = &r->j;
-	char *line;
+	const char *line;
 	ssize_t n = next_line(in, &line);
+	size_t i = 0;
 
 	if (n < 0)
 		return 0;
-	j->lineno++;
-	j->line = line;
-	/* The parse wants a byte behind the line. */
-	j->len = (size_t)n - (line[n - 1] == '\n');
-	line[j->len] = '\n';
-	if (strspn(line, " \t\r") == j->len)
+	r->lineno++;
+	r->line = line;
+	r->len = (size_t)n - (line[n - 1] == '\n');
+	while (i < r->len && line[i] && strchr(" \t\r", line[i]))
+		i++;
+	if (i == r->len)
 		return 1;
-	j->at_comm = j->at_rank = j->at_op = -1;
-	return snapjs_parse_line(j) || read_object(r) ? -MD_E_INPUT : 1;
+	r->at_comm = r->at_rank = r->at_op = -1;
+	return sj_parse_line(r) || read_object(r) ? -MD_E_INPUT : 1;
 }
 
 /*
@@ -595,31 +500,11 @@ static int read_next(struct snapread *r, struct lines *in)
 
 struct worker {
 	struct snapread r;
-	struct lines in;
+	struct input in;
 	pthread_t tid;
 	bool started;
 	int ret;
 };
-
-/* The start of the first line at or after pos (after a '\n'). */
-static long long line_start(int fd, long long pos, long long end)
-{
-	char buf[4096];
-
-	if (pos <= 0)
-		return pos;
-	for (pos--; pos < end;) {
-		ssize_t n = pread(fd, buf, sizeof(buf), pos);
-		char *nl = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
-
-		if (nl)
-			return pos + (nl - buf) + 1;
-		if (n <= 0)
-			break;
-		pos += n;
-	}
-	return end;
-}
 
 static void *work(void *arg)
 {
@@ -627,70 +512,61 @@ static void *work(void *arg)
 
 	while ((w->ret = read_next(&w->r, &w->in)) > 0)
 		;
-	if (!w->ret && w->in.err)
-		w->ret = -MD_E_INPUT;
 	return NULL;
 }
 
-/* The workers' ranks must follow each other from 0 to nranks. */
+/* The workers' ranks must follow each other from 0 to nranks (on an
+ * error the snapshot, with the notes and pools added here, is freed). */
 static int join(struct snapread *r, struct worker *w, int n)
 {
-	struct snap *s = r->j.s;
 	int next = 0, ret = 0;
 
-	for (int i = 0; i < n; i++) {
-		if (w[i].started)
-			pthread_join(w[i].tid, NULL);
-		if (w[i].ret || (w[i].r.ranks_read >= 0 &&
-				 w[i].r.first_rank != next))
+	for (struct worker *x = w; x < w + n; x++) {
+		if (x->started)
+			pthread_join(x->tid, NULL);
+		if (x->ret || (x->r.ranks_read >= 0 && x->r.first_rank != next))
 			ret = -MD_E_INPUT;
-		else if (w[i].r.ranks_read >= 0)
-			next = w[i].r.ranks_read;
+		else if (x->r.ranks_read >= 0)
+			next = x->r.ranks_read;
+		for (int k = 0; k < x->r.mem->nnotes; k++)
+			snap_note(r->s, "%s", x->r.mem->notes[k]);
+		snap_adopt_pool(r->s, x->r.mem);
+		snap_free(x->r.mem);
+		sj_done(&x->r);
 	}
-	if (next != r->nranks)
-		ret = -MD_E_INPUT;
-	for (int i = 0; i < n; i++) {
-		struct snap *mem = w[i].r.j.mem;
-
-		for (int k = 0; !ret && k < mem->nnotes; k++)
-			snap_note(s, "%s", mem->notes[k]);
-		snap_adopt_pool(s, mem);
-		snap_free(mem);
-		snapjs_done(&w[i].r.j);
-		free(w[i].in.buf);
-	}
-	if (!ret)
-		s->nranks = r->ranks_read = r->nranks;
-	return ret;
+	if (!ret && next == r->nranks)
+		r->s->nranks = r->ranks_read = r->nranks;
+	return ret || next != r->nranks ? -MD_E_INPUT : 0;
 }
 
 /* Returns the threads that read, or -MD_E_INPUT: read again alone. */
-static int read_parallel(struct snapread *r, struct lines *in, int threads)
+static int read_parallel(struct snapread *r, struct input *in, int threads)
 {
 	struct worker w[RD_MAX_THREADS];
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	long long from = in->off, size = r->size;
-	int fd = fileno(in->f), n;
+	const char *from = in->p;
+	int n;
 
 	if (threads > RD_MAX_THREADS)
 		threads = RD_MAX_THREADS;
 	snapread_reserve(r, r->nranks - 1);
 	for (n = 0; n < threads; n++) {
 		struct worker *x = memset(&w[n], 0, sizeof(w[n]));
+		const char *cut = from + (in->end - from) / (threads - n);
+		const char *nl = memchr(cut, '\n', (size_t)(in->end - cut));
 
-		x->r = *r;
-		snapjs_init(&x->r.j, r->j.s, r->j.name);
-		x->r.j.mem = snap_new();
-		x->r.j.lock = &lock;
-		x->r.j.quiet = x->r.worker = true;
-		x->r.seen = NULL;
-		x->r.ranks_read = n ? -1 : 0;
-		x->in = (struct lines){ .fd = fd, .at = from, .stop = size };
-		if (n + 1 < threads)
-			x->in.stop = line_start(fd, from + (size - from) /
-							    (threads - n),
-						size);
-		from = x->in.stop;
+		x->r = (struct snapread){
+			.have_header = true, .nranks = r->nranks,
+			.ncomms = r->ncomms, .comms_read = r->comms_read,
+			.ranks_read = n ? -1 : 0, .ranks_cap = r->ranks_cap,
+			.held = -1, .size = r->size, .worker = true,
+			.lock = &lock };
+		sj_init(&x->r, r->s, r->name);
+		x->r.mem = snap_new();
+		x->in.p = from;
+		x->in.kept = page_of(from);
+		x->in.end = n + 1 < threads && nl ? nl + 1 : in->end;
+		from = x->in.end;
 		/* Without a thread the range is not read: the file is
 		 * read again by one. */
 		x->started = n && !pthread_create(&x->tid, NULL, work, x);
@@ -702,71 +578,67 @@ static int read_parallel(struct snapread *r, struct lines *in, int threads)
 	return join(r, w, n) ? -MD_E_INPUT : n;
 }
 
-/* One read of f; RD_AGAIN: read it again with one thread. */
+/* One read of in; RD_AGAIN: read it again with one thread. */
 #define RD_AGAIN 1
-static int read_file(FILE *f, const char *name,
-		     const struct snap_read_opts *opts, int threads, int *used,
-		     struct snap **out)
+static int read_all(struct snapread *r, struct input *in, int threads,
+		    int *used)
 {
-	struct snapread r = {.size = input_size(f),
-			     .groups = opts ? opts->groups : NULL};
-	struct lines in = {.f = f, .off = ftell(f)};
 	int ret;
 
-	snapjs_init(&r.j, snap_new(), name ? name : "snapshot");
-	/* The header and the communicators, then the rank lines in
-	 * parallel where that pays. */
-	while ((ret = read_next(&r, &in)) > 0)
+	while ((ret = read_next(r, in)) > 0)
 		/* Threads pay where the ranks are many, their lines all
-		 * ahead in a regular file. */
-		if (threads > 1 && r.have_header &&
-		    r.comms_read == r.ncomms && r.held < 0 &&
-		    r.ranks_read == 0 && r.size >= 0 && in.off >= 0 &&
-		    r.nranks >= RD_PAR_MIN_RANKS) {
-			*used = read_parallel(&r, &in, threads);
-			ret = *used > 0 ? 0 : RD_AGAIN;
-			break;
+		 * ahead in a mapped file. */
+		if (threads > 1 && !in->f && r->have_header &&
+		    r->comms_read == r->ncomms && r->held < 0 &&
+		    r->ranks_read == 0 && r->nranks >= RD_PAR_MIN_RANKS) {
+			ret = read_parallel(r, in, threads);
+			*used = ret > 0 ? ret : 1;
+			return ret > 0 ? 0 : RD_AGAIN;
 		}
-	if (!ret && ferror(f)) {
-		md_error("reading %s: %s", r.j.name, strerror(errno));
-		ret = -MD_E_INPUT;
+	if (!ret && in->f && ferror(in->f)) {
+		md_error("reading %s: %s", r->name, strerror(errno));
+		return -MD_E_INPUT;
 	}
-	r.j.lineno++;
-	r.j.line = "";
-	r.j.len = 0;
-	if (!ret)
-		ret = finish(&r);
-	free(in.buf);
-	free(r.seen);
-	if (ret)
-		snap_free(r.j.s);
-	else
-		*out = r.j.s;
-	snapjs_done(&r.j);
-	return ret;
+	return ret ? ret : finish(r);
 }
 
 int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 		   struct snap **out)
 {
+	struct snapread r = { .groups = opts ? opts->groups : NULL };
+	struct snap_read_opts one = { .threads = 1, .groups = r.groups };
+	struct input in = { .f = f, .cap = 1 << 16 };
+	struct stat st;
 	long start = ftell(f);
+	char *map = MAP_FAILED;
 	int ret, used = 1;
 
-	*out = NULL;
-	ret = read_file(f, name, opts, opts ? opts->threads : 1, &used, out);
+	r.size = !fstat(fileno(f), &st) && S_ISREG(st.st_mode) ? st.st_size : -1;
+	/* A mapped file that shrinks under the reader raises SIGBUS: one
+	 * being rewritten in place (--snapshot) is not to be read. */
+	if (start >= 0 && start < r.size)
+		map = mmap(NULL, (size_t)r.size, PROT_READ, MAP_PRIVATE,
+			   fileno(f), 0);
+	if (map != MAP_FAILED)
+		in = (struct input){ .p = map + start, .end = map + r.size,
+				     .kept = map };
+	else
+		in.p = in.end = in.buf = xmalloc(in.cap);
+	sj_init(&r, snap_new(), name ? name : "snapshot");
+	ret = read_all(&r, &in, opts ? opts->threads : 1, &used);
+	if (ret)
+		snap_free(r.s);
+	sj_done(&r);
+	free(r.seen);
+	free(in.buf);
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)r.size);
+	*out = ret ? NULL : r.s;
 	if (opts)
 		opts->threads_used = used;
-	if (ret == RD_AGAIN) {
-		if (fseek(f, start, SEEK_SET) != 0) {
-			md_error("fseek(%s): %s", name ? name : "snapshot",
-				 strerror(errno));
-			return -MD_E_INPUT;
-		}
-		ret = read_file(f, name, opts, 1, &used, out);
-		if (opts)
-			opts->threads_used = 1;
-	}
-	return ret;
+	/* A worker saw something wrong: one thread reads again, and says
+	 * what and where. */
+	return ret == RD_AGAIN ? snap_read_opts(f, name, &one, out) : ret;
 }
 
 int snap_read(FILE *f, const char *name, struct snap **out)
