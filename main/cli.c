@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -403,20 +404,40 @@ int cli_collect(const struct cli *c, int pid,
 	return ag_collect(&o, out);
 }
 
+/*
+ * --snapshot: a regular file (or a new one) is written beside itself and
+ * renamed over, so a reader never sees it half written, and one that
+ * has the old file mapped (snapshot/snapread.c) keeps reading the old
+ * file, which does not shrink under it.  Anything else (a pipe,
+ * /dev/stdout) is written in place.
+ */
 static int cli_write_snapshot(const struct snap *s, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct stat st;
+	bool in_place = !stat(path, &st) && !S_ISREG(st.st_mode);
+	char *tmp = in_place ? xstrdup(path)
+			     : xasprintf("%s.%d.tmp", path, (int)getpid());
+	FILE *f = fopen(tmp, "w");
 	int rc;
 
 	if (!f) {
-		md_error("fopen(%s) for --snapshot: %s", path, strerror(errno));
+		md_error("fopen(%s) for --snapshot: %s", tmp, strerror(errno));
+		free(tmp);
 		return -MD_E_SYS;
 	}
 	rc = snap_write(s, f);
 	if (fclose(f) && !rc) {
-		md_error("writing --snapshot %s: %s", path, strerror(errno));
+		md_error("writing --snapshot %s: %s", tmp, strerror(errno));
 		rc = -MD_E_SYS;
 	}
+	if (!in_place && !rc && rename(tmp, path)) {
+		md_error("rename(%s, %s) for --snapshot: %s", tmp, path,
+			 strerror(errno));
+		rc = -MD_E_SYS;
+	}
+	if (!in_place && rc)
+		unlink(tmp);
+	free(tmp);
 	return rc;
 }
 

@@ -614,8 +614,10 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 	int ret, used = 1;
 
 	r.size = !fstat(fileno(f), &st) && S_ISREG(st.st_mode) ? st.st_size : -1;
-	/* A mapped file that shrinks under the reader raises SIGBUS: one
-	 * being rewritten in place (--snapshot) is not to be read. */
+	/* A mapped file that shrinks under the reader raises SIGBUS:
+	 * --snapshot never does that to a regular file (it renames a new
+	 * one over it, main/cli.c); a file truncated by hand while it is
+	 * read would. */
 	if (start >= 0 && start < r.size)
 		map = mmap(NULL, (size_t)r.size, PROT_READ, MAP_PRIVATE,
 			   fileno(f), 0);

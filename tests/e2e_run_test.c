@@ -7,10 +7,13 @@
  * rank is left, and kills the ones that are (by pid) before failing.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,6 +97,51 @@ Test(e2e_run, run_reports_a_ring_deadlock_at_the_deadline_and_ends_the_job,
 		  "report does not name ranks 0 and 1: %s", out);
 	free(out);
 	free(err);
+	e2e_done(&e);
+}
+
+/* --snapshot over an existing file replaces it whole: a reader that has
+ * the old file open (mapped, as snapshot/snapread.c maps a regular file)
+ * keeps all of it, and no temporary file is left. */
+Test(e2e_run, snapshot_replaces_the_file_a_reader_holds, .timeout = 90)
+{
+	static const char old[] = "{\"old\":1}\n";
+	char snap[4096], *text;
+	struct dirent *de;
+	struct stat st;
+	DIR *dir;
+	struct e2e e;
+	int fd, code;
+	FILE *f;
+
+	e2e_setup(&e);
+	snprintf(snap, sizeof(snap), "%s/snap.jsonl", e.dir);
+	f = fopen(snap, "w");
+	cr_assert_not_null(f);
+	fputs(old, f);
+	fclose(f);
+	fd = open(snap, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=4"), S("-q"),
+			 S("--snapshot"), snap, S("--"), MPIRUN, e.prog, e.dir,
+			 NULL };
+	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
+	e2e_no_rank_left(&e);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock)", code);
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_expect_eq(st.st_size, (off_t)strlen(old),
+		     "the file held open changed under its reader");
+	close(fd);
+	text = mj_slurp(snap);
+	cr_expect(text && strstr(text, "mpi-deadlock-snapshot"),
+		  "no new snapshot: %.200s", text ? text : "(none)");
+	dir = opendir(e.dir);
+	cr_assert_not_null(dir);
+	while ((de = readdir(dir)))
+		cr_expect_null(strstr(de->d_name, ".tmp"),
+			       "temporary file left: %s", de->d_name);
+	closedir(dir);
+	free(text);
 	e2e_done(&e);
 }
 
