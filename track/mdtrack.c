@@ -489,9 +489,14 @@ _Static_assert(sizeof(MPI_Request) == 8 && sizeof(MPI_Comm) == 8,
 		"	shl $56, %rax\n"                                     \
 		"	or (%rsp), %rax\n"                                   \
 		"	or " #name "_call(%rip), %rax\n"                     \
-		"4:	mov %r9, 8(%r11)\n"                                  \
-		"	mov %ecx, 16(%r11)\n"                                \
-		"	mov %r8d, 20(%r11)\n"                                \
+		/* peer and tag in one store: the next post's 8-byte load \
+		 * of them is then forwarded from it, not stalled */         \
+		"4:	mov %ecx, %ecx\n"                                    \
+		"	mov %r8d, %r10d\n"                                   \
+		"	shl $32, %r10\n"                                     \
+		"	or %rcx, %r10\n"                                     \
+		"	mov %r9, 8(%r11)\n"                                  \
+		"	mov %r10, 16(%r11)\n"                                \
 		"	mov %rax, 24(%r11)\n"                                \
 		"	jmp 2b\n"                                            \
 		".cfi_endproc\n"                                            \
