@@ -404,21 +404,25 @@ static void setup_once(struct col *c)
 }
 
 /*
- * The ranks of the last look found outside MPI that did not move: a rank
- * that polls (MPI_Test, MPI_Iprobe in a loop) is now and then stopped
- * between two calls, and a report that shows it outside MPI names
- * neither its call nor, for a probe loop, what it waits for.  Set only[i]
- * for each; 0 if there is none.
+ * The ranks of the last look that did not move and should be looked at
+ * again: one found outside MPI (a rank that polls, MPI_Test or
+ * MPI_Iprobe in a loop, is now and then stopped between two calls, and
+ * a report that shows it outside MPI names neither its call nor, for a
+ * probe loop, what it waits for), or one in MPI_Iprobe whose probe
+ * request no look caught (stopped in the call but outside ob1's probe:
+ * the report would not say what it probes for).  Set only[i] for each;
+ * 0 if there is none.
  */
-static int outside_mpi(struct col *c, bool *only)
+static int unfinished(struct col *c, bool *only)
 {
 	int n = 0;
 
 	for (int i = 0; i < c->s->nranks; i++) {
 		const struct snap_rank *r = &c->s->ranks[i];
 
-		only[i] = r->state == SNAP_RANK_COLLECTED && !r->mpi_call &&
-			  r->progress != SNAP_PROGRESS_CHANGED;
+		only[i] = r->state == SNAP_RANK_COLLECTED &&
+			  r->progress != SNAP_PROGRESS_CHANGED &&
+			  (!r->mpi_call || lk_probe_unseen(r));
 		n += only[i];
 	}
 	return n;
@@ -456,10 +460,11 @@ int col_look(struct col *c, int look)
 			read_all(c, look);
 		/* Detached on every path, a stop request included. */
 		detach_all(c);
-		/* In the last look, a rank outside MPI is looked at again, a
-		 * few ms later, so that a polling rank shows its call. */
+		/* In the last look, a rank outside MPI (or in a probe not
+		 * caught) is looked at again, a few ms later, so that a
+		 * polling rank shows its call (and what it probes for). */
 		for (int k = 0; last && k < COL_RELOOKS && !stopped(c) &&
-				outside_mpi(c, only); k++)
+				unfinished(c, only); k++)
 			look_again(c, look, only);
 		free(only);
 		pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL);

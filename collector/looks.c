@@ -196,6 +196,17 @@ void lk_keep_probes(struct snap_rank *cur, const struct snap_rank *old)
 			cur->ops[cur->nops++] = old->ops[i];
 }
 
+bool lk_probe_unseen(const struct snap_rank *r)
+{
+	if (!r->ob1 || !r->mpi_call || (strcmp(r->mpi_call, "MPI_Iprobe") &&
+					strcmp(r->mpi_call, "MPI_Improbe")))
+		return false;
+	for (int i = 0; i < r->nops; i++)
+		if (transient(&r->ops[i]))
+			return false;
+	return true;
+}
+
 /* What moved between the looks whatever the stacks say, for lk_compare
  * and lk_why. */
 enum moved { MOVED_NOTHING, MOVED_OPS, MOVED_COLL, MOVED_COUNT };

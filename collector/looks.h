@@ -76,4 +76,11 @@ const char *lk_why(const struct snap_rank *old, const struct snap_rank *cur,
  */
 void lk_keep_probes(struct snap_rank *cur, const struct snap_rank *old);
 
+/*
+ * Is r in MPI_Iprobe or MPI_Improbe with ob1 read, and no look caught
+ * its probe request (it lives only inside ob1's call, not between two
+ * calls of the loop)?  Then a look more may catch it.
+ */
+bool lk_probe_unseen(const struct snap_rank *r);
+
 #endif /* MD_LOOKS_H */

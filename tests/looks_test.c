@@ -262,6 +262,29 @@ Test(looks, iprobe_request_in_one_look_only_is_not_a_change)
 	snap_rank_free_data(&b);
 }
 
+/* A rank in MPI_Iprobe whose probe request no look caught is looked at
+ * again (collect.c); one with its probe, outside ob1, or in another call
+ * is not. */
+Test(looks, probe_call_without_its_request_is_unseen)
+{
+	struct snap_rank r = { 0 };
+
+	look(&r, "MPI_Iprobe", in_iprobe, 1, "main", 0x401234, 0x7f00000a000);
+	r.ob1 = true;
+	cr_expect(lk_probe_unseen(&r));
+	r.ob1 = false;
+	cr_expect_not(lk_probe_unseen(&r), "the DLL alone shows no probes");
+	r.ob1 = true;
+	add_iprobe(&r);
+	cr_expect_not(lk_probe_unseen(&r));
+	snap_rank_free_data(&r);
+	memset(&r, 0, sizeof(r));
+	look(&r, "MPI_Test", in_test, 1, "main", 0x401234, 0x7f00000a000);
+	r.ob1 = true;
+	cr_expect_not(lk_probe_unseen(&r));
+	snap_rank_free_data(&r);
+}
+
 /* libmdtrack.so's count of polling calls: a loop that sleeps between its
  * tests is found in usleep in every look, never in MPI_Test. */
 static void add_poll(struct snap_rank *r, uint64_t polls, const char *func)
