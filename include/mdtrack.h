@@ -178,11 +178,16 @@ static inline uint64_t mdt_check(uint64_t req)
 	return MDT_HASH_CHECK(mdt_hash(req));
 }
 
+/* A site: return address, call and check byte. */
+static inline uint64_t mdt_site_of(uint64_t ret, int call, uint64_t check)
+{
+	return (ret & MDT_RET_MASK) | (uint64_t)call << 48 | check << 56;
+}
+
 /* A held record's site. */
 static inline uint64_t mdt_site(uint64_t req, uint64_t ret, int call)
 {
-	return (ret & MDT_RET_MASK) | (uint64_t)call << 48 |
-	       mdt_check(req) << 56;
+	return mdt_site_of(ret, call, mdt_check(req));
 }
 
 /* The bucket, check byte and site of a request variable at loc, for
@@ -200,8 +205,7 @@ static inline uint64_t mdt_var_check(uint64_t loc, unsigned hsize)
 static inline uint64_t mdt_var_site(uint64_t loc, unsigned hsize,
 				    uint64_t ret, int call)
 {
-	return (ret & MDT_RET_MASK) | (uint64_t)call << 48 |
-	       mdt_var_check(loc, hsize) << 56;
+	return mdt_site_of(ret, call, mdt_var_check(loc, hsize));
 }
 
 /* Does posts record p, found in bucket i, hold a whole record that

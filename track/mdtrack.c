@@ -322,7 +322,7 @@ static inline void init(int call, MPI_Request req, MPI_Comm comm,
 
 /* The colls slot of a communicator: its own, a free one, or, with all
  * MDT_PROBE taken by others, the first one (counted as dropped).  Out of
- * line for the wrappers as md_track_held is (a communicator's first
+ * line for the wrappers as md_track_slow is (a communicator's first
  * collective, or one whose slot is not the first probed). */
 GPR_BEGIN
 __attribute__((noinline, cold, used, visibility("hidden"), SAVES_ALL))

@@ -2,7 +2,7 @@
  * mdtrack_post.h - the posts table's writers of libmdtrack.so, included
  * by track/mdtrack.c twice: once for the wrappers, and once with
  * POST_FN prefixing their names, under "general-regs-only", for
- * md_track_held, which must touch no SSE register (see there).  No
+ * md_track_slow, which must touch no SSE register (see there).  No
  * include guard, on purpose.  Needs T, H() and MPI_Request.
  */
 
