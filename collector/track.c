@@ -274,10 +274,13 @@ struct held {
 	const struct mdt_post *p;
 };
 
-/* The table's whole posts records by the handles they hold, sorted. */
+/* The table's whole posts records by the handles they hold, sorted;
+ * and every whole record of a variable, whatever it holds. */
 struct posts {
 	struct held *v;
 	int n;
+	const struct mdt_post **var;
+	int nvar;
 };
 
 static int by_handle(const void *a, const void *b)
@@ -300,7 +303,8 @@ static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
 		      struct posts *ps)
 {
 	ps->v = xmalloc(sizeof(*ps->v) * MDT_NBUCKETS * MDT_WAYS);
-	ps->n = 0;
+	ps->var = xmalloc(sizeof(*ps->var) * MDT_NBUCKETS * MDT_WAYS);
+	ps->n = ps->nvar = 0;
 	for (unsigned i = 0; i < MDT_NBUCKETS; i++)
 		for (int w = 0; w < MDT_WAYS; w++) {
 			const struct mdt_post *p = &tb->posts[i][w];
@@ -310,13 +314,15 @@ static int read_posts(const struct trk_ctx *x, const struct mdt_table *tb,
 			if (!mdt_post_valid(p, i, tb->handle_size))
 				continue;
 			/* A held record names its handle. */
-			if (p->site & MDT_SITE_HELD)
+			if (p->site & MDT_SITE_HELD) {
 				h = p->loc;
-			else if ((rc = tgt_read(x->t, p->loc, &h,
-						tb->handle_size)) < 0) {
+			} else {
+				ps->var[ps->nvar++] = p;
+				rc = tgt_read(x->t, p->loc, &h, tb->handle_size);
 				if (rc == -MD_E_GONE)
 					return rc;
-				continue;
+				if (rc < 0)
+					continue;
 			}
 			/* Its request completed through it (or a post
 			 * through it is being written: see mdtrack.h). */
@@ -439,6 +445,46 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 	return found;
 }
 
+/*
+ * The posting of a pending request no record names.  A post through a
+ * variable that still holds an earlier request, by the call at the
+ * place and with the arguments of the variable's record, writes nothing
+ * (a loop: mdtrack.h), so the earlier request, copied out of the
+ * variable, is named by no record: its posting is the variable's
+ * record, with the operation's call, peer, tag and communicator.  Taken
+ * when all such records are of one call site, for a rank that waits on
+ * requests or is outside MPI (as in request_by_args), from a table that
+ * dropped no record (a dropped one may have been the request's own).
+ */
+static const struct mdt_post *orphan_post(const struct trk_ctx *x,
+					  const struct mdt_table *tb,
+					  const struct posts *ps,
+					  const struct snap_rank *r,
+					  const struct snap_op *op)
+{
+	enum md_call_class cls = r->mpi_call ? md_call_class(r->mpi_call)
+					     : MD_CALL_POLL;
+	const struct mdt_post *found = NULL;
+
+	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
+	    !md_call_on_requests(cls) || tb->posts_dropped)
+		return NULL;
+	for (int i = 0; i < ps->nvar; i++) {
+		const struct mdt_post *p = ps->var[i];
+		int call = MDT_SITE_CALL(p->site), c;
+
+		if (!is_p2p(call) || !args_match(tb, call, p->peer, p->tag, op))
+			continue;
+		c = comm_index(x, r, p->comm);
+		if (c >= 0 && op->comm >= 0 && c != op->comm)
+			continue;
+		if (found && !same_site(found->site, p->site))
+			return NULL;
+		found = p;
+	}
+	return found;
+}
+
 /* Each pending request's posting (and a start's creation), once. */
 static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 		     const struct posts *ps, struct snap_rank *r, int *cap)
@@ -461,11 +507,13 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 		if (dup)
 			continue;
 		p = post_of(tb, ps, req, op);
+		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);
+		if (!p && q < 0)
+			p = orphan_post(x, tb, ps, r, op);
 		if (p)
 			add_post(x, tb, r, cap, p, op, req);
 		if (p && !is_start(MDT_SITE_CALL(p->site)))
 			continue;
-		q = latest(tb->inits, MDT_NINITS, tb->inits_head, req);
 		if (q >= 0)
 			add_init(x, tb, r, cap, &tb->inits[q]);
 	}
@@ -544,6 +592,7 @@ int trk_read(const struct trk_ctx *x, struct snap_rank *r)
 		add_polls(x, tb, r, &cap);
 	}
 	free(ps.v);
+	free(ps.var);
 	free(tb);
 	return rc;
 }

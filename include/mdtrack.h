@@ -35,9 +35,14 @@
  *    first, then its fields, then site, which carries a check byte of
  *    the key: a record torn by a stop reads as empty, and so, mostly,
  *    does one torn by two threads racing on one bucket.  A variable's
- *    own record, posted through again while the variable holds
- *    MPI_REQUEST_NULL (a loop), gets its fields and then site, and only
- *    those that changed: a stop in between leaves a record whose
+ *    own record, posted through again by the same call at the same
+ *    place with the same communicator, peer and tag (a loop), is left
+ *    as it is, and what the variable holds is not read: a request still
+ *    in it (copied out, or a helper's local returned) gets no held
+ *    record, and the collector finds its posting by its arguments,
+ *    which are the record's.  Posted through again with other
+ *    arguments while the variable holds MPI_REQUEST_NULL, it gets its
+ *    fields and then site: a stop in between leaves a record whose
  *    variable holds no request, which the collector skips.
  *  - inits: a ring of persistent request creations (MPI_Send_init, ...),
  *    kept apart so that a busy message loop does not push them out.

@@ -633,6 +633,7 @@ static void run_sample(const char *setup, const char *name)
 	X(spindeadlock, 150) X(pollok, 300) X(nbcwait, 150)               \
 	X(rmafence, 150) X(commmissing, 150) X(twodeadlocks, 150)    \
 	X(mtreuse, 150) X(iprobespin, 150) X(copyout, 150)               \
+	X(helperpost, 150)                                                \
 	X(intercomm, 150) X(intercommslow, 300)          \
 	X(sleeppoll, 150)
 

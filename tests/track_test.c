@@ -704,3 +704,83 @@ Test(track, operation_of_a_rank_outside_mpi_is_joined_by_arguments)
 	cr_expect_eq(op->request, REQ_A);
 	fx_fini(&f);
 }
+
+/*
+ * A request copied out of its variable before the same call at the same
+ * place posted through the variable again with the same arguments: the
+ * library wrote no held record (mdtrack.h), so no record names the
+ * copied-out request; its posting is the variable's record, whose call,
+ * peer and tag are its own.  Not taken where that could be wrong.
+ */
+static struct snap_op *fx_copied_out(struct fx *f, const char *call)
+{
+	put_post(f, 0, REQ_B, MDT_MPI_Irecv, COMM, 1, 4, f->site3);
+	fx_pending(f, REQ_A);
+	f->ops[0].peer_local = 1;
+	f->ops[0].tag = 4;
+	f->r.mpi_call = call;
+	return &f->ops[0];
+}
+
+Test(track, request_copied_out_before_the_same_post_joins_its_variables_record)
+{
+	struct fx f;
+
+	fx_init(&f);
+	fx_copied_out(&f, "MPI_Waitall");
+	fx_pending(&f, REQ_B);
+	f.ops[1].peer_local = 1;
+	f.ops[1].tag = 4;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	cr_expect_eq(f.r.track[0].request, REQ_A);
+	cr_expect_str_eq(f.r.track[0].call, "MPI_Irecv");
+	cr_expect_eq(f.r.track[0].line, 3);
+	cr_expect_eq(f.r.track[1].request, REQ_B);
+	fx_fini(&f);
+}
+
+Test(track, request_no_record_names_is_not_joined_where_it_could_be_wrong)
+{
+	struct fx f;
+	struct snap_op *op;
+
+	/* Another tag: not the variable's post. */
+	fx_init(&f);
+	op = fx_copied_out(&f, "MPI_Waitall");
+	op->tag = 5;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+
+	/* A send is not a receive's post. */
+	fx_init(&f);
+	op = fx_copied_out(&f, "MPI_Waitall");
+	op->kind = SNAP_OP_SEND;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+
+	/* In a blocking receive the operation may be the call's own. */
+	fx_init(&f);
+	fx_copied_out(&f, "MPI_Recv");
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+
+	/* A table that dropped records: the request's own may be gone. */
+	fx_init(&f);
+	fx_copied_out(&f, "MPI_Waitall");
+	f.tb->posts_dropped = 1;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+
+	/* Two places post with these arguments: either could be it. */
+	fx_init(&f);
+	fx_copied_out(&f, "MPI_Waitall");
+	put_post(&f, 0, REQ_B ^ 0x80, MDT_MPI_Irecv, COMM, 1, 4, f.site2);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(f.r.ntrack, 0);
+	fx_fini(&f);
+}

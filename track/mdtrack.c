@@ -276,10 +276,12 @@ GPR_STUB(md_track_slow_x86, md_track_slow);
 
 /*
  * A post through the request variable at loc.  A loop posts through
- * the same variables, each holding MPI_REQUEST_NULL again by then: the
- * record is the variable's already and only what changed is written,
- * site last (see mdtrack.h).  The x86-64 wrappers of Open MPI's
- * point-to-point posts below do the same in assembly.
+ * the same variables with the same arguments: the record is the
+ * variable's already and says so, and nothing is written or read from
+ * the variable.  Otherwise, the variable holding MPI_REQUEST_NULL, only
+ * what changed is written, site last (see mdtrack.h).  The x86-64
+ * wrappers of Open MPI's point-to-point posts below do the same in
+ * assembly.
  */
 static inline __attribute__((always_inline)) void
 post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
@@ -287,13 +289,14 @@ post(uint64_t loc, uint64_t comm, int peer, int tag, uint64_t site)
 	struct mdt_post *b = T->posts[MDT_VAR_BUCKET(loc, VAR_SHIFT)];
 
 	site |= MDT_VAR_CHECK(loc, VAR_SHIFT) << 56;
+	if (__builtin_expect(b[0].loc == loc, 1) &&
+	    __atomic_load_n(&b[0].site, __ATOMIC_RELAXED) == site &&
+	    b[0].comm == comm && b[0].peer == peer && b[0].tag == tag)
+		return;
 	if (__builtin_expect(b[0].loc != loc ||
 				     held_at(loc) != H(MPI_REQUEST_NULL),
 			     0))
 		SLOW(loc);
-	if (__atomic_load_n(&b[0].site, __ATOMIC_RELAXED) == site &&
-	    b[0].comm == comm && b[0].peer == peer && b[0].tag == tag)
-		return;
 	b[0].comm = comm;
 	b[0].peer = peer;
 	b[0].tag = tag;
@@ -452,23 +455,20 @@ _Static_assert(sizeof(MPI_Request) == 8 && sizeof(MPI_Comm) == 8,
 		"	and $((" XSTR(MDT_NBUCKETS) " - 1) << 6), %eax\n"    \
 		"	lea md_track_self+" XSTR(MDT_POSTS_AT) "(%rip), %r11\n" \
 		"	add %rax, %r11\n"                                    \
-		/* The variable's record, the variable MPI_REQUEST_NULL? */ \
+		/* The variable's record, the same call at the same place   \
+		 * with the same arguments (a loop): nothing to write; what \
+		 * the variable holds is not read (see mdtrack.h) */        \
 		"	cmp %r10, (%r11)\n"                                  \
 		"	jne 3f\n"                                            \
-		"	mov md_track_self+" XSTR(MDT_REQUEST_NULL_AT)         \
-		"(%rip), %rax\n"                                            \
-		"	cmp %rax, (%r10)\n"                                  \
-		"	jne 3f\n"                                            \
 		/* rax = site: check byte, call, return address */          \
-		"1:	mov %r10, %rax\n"                                    \
+		"	mov %r10, %rax\n"                                    \
 		"	shr $(3 + " XSTR(MDT_BUCKET_BITS) "), %rax\n"        \
 		"	shl $56, %rax\n"                                     \
 		"	or (%rsp), %rax\n"                                   \
 		"	or " #name "_call(%rip), %rax\n"                     \
-		/* Written already (a loop), or write the record. */        \
 		"	cmp %rax, 24(%r11)\n"                                \
-		"	jne 4f\n"                                            \
-		/* comm, peer and tag: one branch (rcx's upper half is    \
+		"	jne 5f\n"                                            \
+		/* comm, peer and tag: one branch (rcx's upper half is      \
 		 * not the int argument's) */                               \
 		"	mov 8(%r11), %r10\n"                                 \
 		"	xor %r9, %r10\n"                                     \
@@ -478,20 +478,25 @@ _Static_assert(sizeof(MPI_Request) == 8 && sizeof(MPI_Comm) == 8,
 		"	or %rcx, %rax\n"                                     \
 		"	xor 16(%r11), %rax\n"                                \
 		"	or %rax, %r10\n"                                     \
-		"	jnz 6f\n"                                            \
+		"	jnz 5f\n"                                            \
 		"2:	jmp *" #name "_next(%rip)\n"                         \
+		/* Something changed: written in place if the variable      \
+		 * holds MPI_REQUEST_NULL, else the slow path first */      \
+		"5:	mov 8(%rsp), %r10\n"                                 \
+		"	mov md_track_self+" XSTR(MDT_REQUEST_NULL_AT) "(%rip), %rax\n" \
+		"	cmp %rax, (%r10)\n"                                  \
+		"	je 4f\n"                                             \
 		"3:	mov %r10, %rax\n"                                    \
 		"	call md_track_slow_x86\n"                            \
-		"	jmp 1b\n"                                            \
-		"6:	mov 8(%rsp), %r10\n"                                 \
+		"4:	mov 8(%rsp), %r10\n"                                 \
 		"	mov %r10, %rax\n"                                    \
 		"	shr $(3 + " XSTR(MDT_BUCKET_BITS) "), %rax\n"        \
 		"	shl $56, %rax\n"                                     \
 		"	or (%rsp), %rax\n"                                   \
 		"	or " #name "_call(%rip), %rax\n"                     \
-		/* peer and tag in one store: the next post's 8-byte load \
-		 * of them is then forwarded from it, not stalled */         \
-		"4:	mov %ecx, %ecx\n"                                    \
+		/* peer and tag in one store: the next post's 8-byte load   \
+		 * of them is then forwarded from it, not stalled */        \
+		"	mov %ecx, %ecx\n"                                    \
 		"	mov %r8d, %r10d\n"                                   \
 		"	shl $32, %r10\n"                                     \
 		"	or %rcx, %r10\n"                                     \
