@@ -57,9 +57,13 @@
  *  - colls: per communicator handle, the last collective call (the
  *    details of a nonblocking collective are there too; its posts record
  *    names the call, communicator and root).  A colls slot is updated in
- *    place: stamp 0 while it is written, then its ticket + 1 (colls_head
- *    is advanced by a plain load and store, so two threads' collectives
- *    at one moment may share a ticket, and a stamp may exceed the head).
+ *    place: stamp 0 while it is written, then its ticket + 1.  The
+ *    ticket, colls_head, is advanced (by a plain load and store) only
+ *    when a collective's communicator is not the last collective's
+ *    (colls_last): a loop of collectives on one communicator writes its
+ *    slot and nothing else, and the stamps still order the
+ *    communicators' last collectives.  Two threads' collectives at one
+ *    moment may share a ticket, and a stamp may exceed the head.
  * Handles are kept as their value: a pointer (Open MPI), or a 32-bit
  * integer handle (MPICH) zero-extended.
  */
@@ -70,7 +74,7 @@
 
 #define MDT_SYMBOL "md_track_table"
 #define MDT_MAGIC 0x316b636172746d64ULL	/* "mdtrack1" little-endian */
-#define MDT_VERSION 5
+#define MDT_VERSION 6
 
 #define MDT_NBUCKETS 2048	/* powers of two */
 #define MDT_BUCKET_BITS 11	/* log2(MDT_NBUCKETS) */
@@ -267,8 +271,9 @@ struct __attribute__((aligned(64))) mdt_table {
 	 * tag as passed (no work on the hot path), colls MDT_* values. */
 	int32_t any_source, any_tag, proc_null, root;
 	uint32_t handle_size;	/* sizeof(MPI_Request): 8 or 4 bytes at loc */
-	/* Counters off the first line; colls_head, written by every
-	 * collective, on a line of its own. */
+	/* Counters off the first line; colls_head and colls_last, written
+	 * when the collectives change communicator, on a line of their
+	 * own with the polling calls'. */
 	uint64_t inits_head;	/* tickets taken */
 	uint64_t posts_dropped;	/* records of another variable overwritten */
 	uint64_t coll_dropped;	/* collectives that found no colls slot */
@@ -280,7 +285,10 @@ struct __attribute__((aligned(64))) mdt_table {
 	 * completed through it (0 in a process without MPI). */
 	uint64_t request_null;
 	uint64_t pad1[2];
+	/* The collectives' ticket, advanced when a collective's
+	 * communicator is not colls_last, the last one's. */
 	uint64_t colls_head;
+	uint64_t colls_last;
 	/* The polling calls (MPI_Test, MPI_Testany, MPI_Testall,
 	 * MPI_Testsome, MPI_Iprobe, MPI_Improbe) this rank made, and the
 	 * site of the last (as a post's, without check byte: its return
@@ -291,7 +299,7 @@ struct __attribute__((aligned(64))) mdt_table {
 	 * that sleeps between its tests (collector/looks.c). */
 	uint64_t polls;
 	uint64_t poll_site;
-	uint64_t pad2[5];
+	uint64_t pad2[4];
 	/* At byte 192: one bucket per cache line. */
 	struct mdt_post posts[MDT_NBUCKETS][MDT_WAYS];
 	struct mdt_rec inits[MDT_NINITS];

@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
-runs=${2:-3}
+runs=${2:-7}
 shift 2 || shift $# || true
 lib=$build/lib/mpi-deadlock/libmdtrack.so
 if ! command -v mpicc >/dev/null 2>&1 || [ ! -r "$lib" ]; then

@@ -52,6 +52,17 @@ static const char fake_src[] =
 	"	*flag = 7;\n"
 	"	return 0;\n"
 	"}\n"
+	"int PMPI_Allreduce(const void *sb, void *rb, int c, MPI_Datatype d,\n"
+	"		   MPI_Op op, MPI_Comm comm)\n"
+	"{\n"
+	"	(void)sb; (void)rb; (void)c; (void)d; (void)op; (void)comm;\n"
+	"	return 0;\n"
+	"}\n"
+	"int PMPI_Barrier(MPI_Comm comm)\n"
+	"{\n"
+	"	(void)comm;\n"
+	"	return 0;\n"
+	"}\n"
 	"int PMPI_Iprobe(int src, int tag, MPI_Comm comm, int *flag,\n"
 	"		MPI_Status *st)\n"
 	"{\n"
@@ -288,6 +299,57 @@ static const char polls_fmt[] =
 	"	return 0;\n"
 	"}\n";
 
+/* Three MPI_Allreduce on one communicator, an MPI_Barrier on another,
+ * an MPI_Allreduce on the first: the tickets and the slots. */
+static const char colls_fmt[] =
+	"#include <mpi.h>\n"
+	"#include <dlfcn.h>\n"
+	"#include <stdio.h>\n"
+	"#include <stdint.h>\n"
+	"#include \"%s/include/mdtrack.h\"\n"
+	"typedef int (*allreduce_t)(const void *, void *, int, MPI_Datatype,\n"
+	"			   MPI_Op, MPI_Comm);\n"
+	"typedef int (*barrier_t)(MPI_Comm);\n"
+	"static struct mdt_coll *slot(struct mdt_table *t, uint64_t comm)\n"
+	"{\n"
+	"	for (int i = 0; i < MDT_NCOLLS; i++)\n"
+	"		if (t->colls[i].comm == comm)\n"
+	"			return &t->colls[i];\n"
+	"	return NULL;\n"
+	"}\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct mdt_table *t;\n"
+	"	struct mdt_coll *a, *b;\n"
+	"	allreduce_t allreduce;\n"
+	"	barrier_t barrier;\n"
+	"	int x = 1, y;\n"
+	"	if (!dlopen(\"%s\", RTLD_NOW | RTLD_GLOBAL))\n"
+	"		return 2;\n"
+	"	allreduce = (allreduce_t)dlsym(RTLD_DEFAULT, \"MPI_Allreduce\");\n"
+	"	barrier = (barrier_t)dlsym(RTLD_DEFAULT, \"MPI_Barrier\");\n"
+	"	t = dlsym(RTLD_DEFAULT, \"md_track_table\");\n"
+	"	if (!allreduce || !barrier || !t)\n"
+	"		return 3;\n"
+	"	for (int k = 0; k < 3; k++)\n"
+	"		allreduce(&x, &y, 1, (MPI_Datatype)0, (MPI_Op)0,\n"
+	"			  (MPI_Comm)(uintptr_t)0xa00);\n"
+	"	printf(\"loop head %%llu\\n\", (unsigned long long)t->colls_head);\n"
+	"	barrier((MPI_Comm)(uintptr_t)0xb00);\n"
+	"	allreduce(&x, &y, 2, (MPI_Datatype)0, (MPI_Op)0,\n"
+	"		  (MPI_Comm)(uintptr_t)0xa00);\n"
+	"	a = slot(t, 0xa00);\n"
+	"	b = slot(t, 0xb00);\n"
+	"	if (!a || !b)\n"
+	"		return 4;\n"
+	"	printf(\"head %%llu a %%llu %%llu count %%d b %%llu %%llu\\n\",\n"
+	"	       (unsigned long long)t->colls_head,\n"
+	"	       (unsigned long long)a->stamp, (unsigned long long)a->ncalls,\n"
+	"	       a->count, (unsigned long long)b->stamp,\n"
+	"	       (unsigned long long)b->ncalls);\n"
+	"	return 0;\n"
+	"}\n";
+
 /* Builds the fake MPI and the program of fmt (given the source tree and
  * the fake) and returns what the program printed with the library
  * preloaded; skips where the library or Open MPI's mpicc is missing. */
@@ -415,5 +477,18 @@ Test(mdtrack, same_post_through_a_variable_holding_a_request_writes_nothing)
 			      "post 3 held 1\n"),
 		  "%s", out);
 	cr_expect(strstr(out, "r ok 1 own 1 tag 7\n"), "%s", out);
+	free(out);
+}
+
+/* A loop of collectives on one communicator takes one ticket (it writes
+ * only its slot); another communicator's collective takes the next, and
+ * the first's after it the next again: the stamps still say which
+ * communicator's collective came last. */
+Test(mdtrack, collectives_take_a_ticket_when_their_communicator_changes)
+{
+	char *out = run_with_library(colls_fmt);
+
+	cr_expect(strstr(out, "loop head 1\n"), "%s", out);
+	cr_expect(strstr(out, "head 3 a 4 4 count 2 b 3 1\n"), "%s", out);
 	free(out);
 }
