@@ -15,7 +15,8 @@
  *   track_post_loop_added: the same with one tag (a loop's post: the
  *   record is only compared);
  *   track_post_held_added: through one that still holds its last
- *   request (the held record's path)
+ *   request, another tag each time (the held record's path; with the
+ *   same arguments again it is a loop's post)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -57,7 +58,8 @@ static double cpu(void)
 enum mode { CHANGING, SAME, HELD, NMODES };
 
 /* HELD: the variable still holds the last request when it is posted
- * through again (a request copied out, as into a C++ vector); else it
+ * through again with another tag (a request copied out, as into a C++
+ * vector); else it
  * holds MPI_REQUEST_NULL, as after MPI_Wait.  SAME: one tag. */
 static double loop(int wrapped, enum mode mode)
 {
@@ -101,7 +103,7 @@ int main(void)
 	printf("track_post_loop_added: %.2f ns (the same arguments again, as "
 	       "in a loop)\n", (t[SAME][1] - t[SAME][0]) / CALLS * 1e9);
 	printf("track_post_held_added: %.2f ns (a variable posted through "
-	       "again while it holds a request)\n",
+	       "again, with another tag, while it holds a request)\n",
 	       (t[HELD][1] - t[HELD][0]) / CALLS * 1e9);
 	return 0;
 }
