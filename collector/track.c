@@ -396,30 +396,39 @@ static bool started_init(const struct mdt_table *tb, const struct posts *ps,
 }
 
 /*
+ * May a point-to-point operation of r be joined to a post by its
+ * arguments?  Only for a rank that waits on requests (MPI_Wait*,
+ * MPI_Test*) or is outside MPI: in a blocking receive or a collective, a
+ * pending operation may be the call's own (a collective's internal
+ * messages have small tags too) and an old post with the same arguments
+ * is not its posting.
+ */
+static bool by_args(const struct snap_rank *r, const struct snap_op *op)
+{
+	/* Outside MPI every pending operation is one the program posted. */
+	enum md_call_class cls = r->mpi_call ? md_call_class(r->mpi_call)
+					     : MD_CALL_POLL;
+
+	return (op->kind == SNAP_OP_SEND || op->kind == SNAP_OP_RECV) &&
+	       md_call_on_requests(cls);
+}
+
+/*
  * The request of a pending operation the DLL gives none for (MPICH's
  * gives no request): the one post, or started persistent request (its
  * MPI_Start post and its creation's arguments), whose call, peer and tag
  * are the operation's, or 0 when none or requests of several handles
- * are.  Only for a rank that waits on requests (MPI_Wait*, MPI_Test*)
- * or is outside MPI:
- * in a blocking receive or a collective, a pending operation may be the
- * call's own (a collective's internal messages have small tags too) and
- * an old post with the same arguments is not its posting.  Communicators
- * are not compared (an MPICH handle does not name the DLL's
- * communicator).
+ * are (by_args says where).  Communicators are not compared (an MPICH
+ * handle does not name the DLL's communicator).
  */
 static uint64_t request_by_args(const struct mdt_table *tb,
 				const struct posts *ps,
 				const struct snap_rank *r,
 				const struct snap_op *op)
 {
-	/* Outside MPI every pending operation is one the program posted. */
-	enum md_call_class cls = r->mpi_call ? md_call_class(r->mpi_call)
-					     : MD_CALL_POLL;
 	uint64_t found = 0;
 
-	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
-	    !md_call_on_requests(cls))
+	if (!by_args(r, op))
 		return 0;
 	for (int i = 0; i < ps->n; i++) {
 		const struct mdt_post *p = ps->v[i].p;
@@ -453,8 +462,8 @@ static uint64_t request_by_args(const struct mdt_table *tb,
  * variable, is named by no record: its posting is the variable's
  * record, with the operation's call, peer, tag and communicator.  Taken
  * when all such records are of one call site, for a rank that waits on
- * requests or is outside MPI (as in request_by_args), from a table that
- * dropped no record (a dropped one may have been the request's own).
+ * requests or is outside MPI (by_args), from a table that dropped no
+ * record (a dropped one may have been the request's own).
  */
 static const struct mdt_post *orphan_post(const struct trk_ctx *x,
 					  const struct mdt_table *tb,
@@ -462,12 +471,9 @@ static const struct mdt_post *orphan_post(const struct trk_ctx *x,
 					  const struct snap_rank *r,
 					  const struct snap_op *op)
 {
-	enum md_call_class cls = r->mpi_call ? md_call_class(r->mpi_call)
-					     : MD_CALL_POLL;
 	const struct mdt_post *found = NULL;
 
-	if ((op->kind != SNAP_OP_SEND && op->kind != SNAP_OP_RECV) ||
-	    !md_call_on_requests(cls) || tb->posts_dropped)
+	if (!by_args(r, op) || tb->posts_dropped)
 		return NULL;
 	for (int i = 0; i < ps->nvar; i++) {
 		const struct mdt_post *p = ps->var[i];
