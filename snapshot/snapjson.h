@@ -103,10 +103,9 @@ const struct sj_node *sj_get(const struct sj_node *o, const char *key);
 /* n (NULL: absent, fine) is of type (SJV_ARR: of at most max entries). */
 int sj_check(struct snapread *r, const struct sj_node *n, const char *key,
 	     int type, int max);
-/* An integer in min..max; what names it ("a \"group\" entry"), or if
- * NULL the quoted key does. */
-int sj_num(struct snapread *r, const struct sj_node *n, const char *key,
-	   const char *what, int64_t min, int64_t max, int64_t *out);
+/* An integer in min..max; what names it ("\"pid\"", "a \"group\" entry"). */
+int sj_num(struct snapread *r, const struct sj_node *n, const char *what,
+	   int64_t min, int64_t max, int64_t *out);
 /* A string node interned in r->s. */
 const char *sj_intern(struct snapread *r, const struct sj_node *n);
 
@@ -140,6 +139,7 @@ enum sj_kind {
 struct sj_field {
 	const char *key;
 	size_t klen;
+	const char *name;	/* the key in quotes, for messages */
 	enum sj_kind kind;
 	size_t off;		/* of the value in the struct */
 	int64_t min, max;
@@ -154,14 +154,15 @@ struct sj_field {
 
 /* A field of the struct SJ_T (defined before each table), an object
  * read into the same struct, a key read by a function. */
-#define SJ_FIELD(k, kd, field, ...)                                       \
-	{ .key = k, .klen = sizeof(k) - 1, .kind = kd,                    \
-	  .off = offsetof(SJ_T, field), __VA_ARGS__ }
+#define SJ_KEY(k) .key = k, .klen = sizeof(k) - 1, .name = "\"" k "\""
+#define SJ_FIELD(k, kd, field, ...) \
+	{ SJ_KEY(k), .kind = kd, .off = offsetof(SJ_T, field), __VA_ARGS__ }
 #define SJ_OBJ(k, fields, ...) \
-	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_SUB, .sub = fields, \
-	  __VA_ARGS__ }
-#define SJ_CALL(k, f) \
-	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_FN, .fn = f }
+	{ SJ_KEY(k), .kind = SJ_SUB, .sub = fields, __VA_ARGS__ }
+#define SJ_CALL(k, f) { SJ_KEY(k), .kind = SJ_FN, .fn = f }
+/* An int that is an index up to last, or -1 (none, the default). */
+#define SJ_INDEX(k, field, last) \
+	SJ_FIELD(k, SJ_INT, field, .min = -1, .max = last, .def = -1)
 
 /* Read o's fields (o NULL: all defaults) into the struct at base. */
 int sj_fields(struct snapread *r, const struct sj_node *o,

@@ -66,7 +66,7 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 	if (!f || f->type != SJV_STR || strcmp(f->s, SNAP_FORMAT) != 0)
 		return sj_fail(r, f, "not an mpi-deadlock snapshot: the first line must say \"format\":\"%s\"",
 			       SNAP_FORMAT);
-	if (v && sj_num(r, v, "version", NULL, INT_MIN, INT_MAX, &version))
+	if (v && sj_num(r, v, "\"version\"", INT_MIN, INT_MAX, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
 		return sj_fail(r, v, "snapshot version %d is not supported: this mpi-deadlock reads version %d",
@@ -261,9 +261,8 @@ static int read_group(struct snapread *r, const struct sj_field *f,
 			ret = parse_ranges(r, v, size, *out, &n);
 		else
 			sj_each(e, v) {
-				if ((ret = sj_num(r, e, NULL,
-						  "a \"group\" entry", 0,
-						  r->nranks - 1, &x)))
+				if ((ret = sj_num(r, e, "a \"group\" entry",
+						  0, r->nranks - 1, &x)))
 					break;
 				(*out)[i++] = (int)x;
 			}
@@ -338,7 +337,7 @@ static int read_comm(struct snapread *r, const struct sj_node *o)
 	int64_t idx;
 	int got = -1, ret;
 
-	if (sj_num(r, n, "comm", NULL, 0, INT_MAX, &idx))
+	if (sj_num(r, n, "\"comm\"", 0, INT_MAX, &idx))
 		return -MD_E_INPUT;
 	if (r->ranks_read > 0)
 		return sj_fail(r, n, "communicator %d comes after the rank lines",

@@ -38,10 +38,10 @@ static int read_members(struct snapread *r, const struct sj_field *f,
 
 		if (e->type != SJV_ARR || e->n != 2)
 			return sj_fail(r, e, "a \"members\" entry must be [comm, local rank]");
-		if (sj_num(r, e + 1, NULL, "a \"members\" comm", 0,
-			   r->ncomms - 1, &ci) ||
-		    sj_num(r, e + 1 + e[1].skip, NULL,
-			   "a \"members\" local rank", 0, INT_MAX, &li))
+		if (sj_num(r, e + 1, "a \"members\" comm", 0, r->ncomms - 1,
+			   &ci) ||
+		    sj_num(r, e + 1 + e[1].skip, "a \"members\" local rank", 0,
+			   INT_MAX, &li))
 			return -MD_E_INPUT;
 		c = &r->s->comms[ci];
 		if (li >= c->size || (c->group && c->group[li] != k->rank))
@@ -105,10 +105,8 @@ static int check_op(struct snapread *r, const struct sj_field *f,
 
 #define SJ_T struct snap_op
 static const struct sj_field actual_fields[] = {
-	SJ_FIELD("peer", SJ_INT, actual_local, .min = -1, .max = INT_MAX,
-		 .def = -1),
-	SJ_FIELD("peer_global", SJ_INT, actual_global, .min = -1,
-		 .max = SJ_LAST_RANK, .def = -1),
+	SJ_INDEX("peer", actual_local, INT_MAX),
+	SJ_INDEX("peer_global", actual_global, SJ_LAST_RANK),
 	SJ_FIELD("tag", SJ_INT, actual_tag, .min = INT_MIN, .max = INT_MAX),
 	SJ_FIELD("length", SJ_U64, actual_length),
 	{ NULL },
@@ -117,12 +115,9 @@ static const struct sj_field actual_fields[] = {
 static const struct sj_field op_fields[] = {
 	SJ_FIELD("kind", SJ_ENUM, kind, .sub = snap_op_kind_names),
 	SJ_FIELD("status", SJ_ENUM, status, .sub = snap_status_names),
-	SJ_FIELD("comm", SJ_INT, comm, .min = -1, .max = SJ_LAST_COMM,
-		 .def = -1),
-	SJ_FIELD("peer", SJ_INT, peer_local, .min = -1, .max = SJ_LAST_PEER,
-		 .def = -1),
-	SJ_FIELD("peer_global", SJ_INT, peer_global, .min = -1,
-		 .max = SJ_LAST_RANK, .def = -1),
+	SJ_INDEX("comm", comm, SJ_LAST_COMM),
+	SJ_INDEX("peer", peer_local, SJ_LAST_PEER),
+	SJ_INDEX("peer_global", peer_global, SJ_LAST_RANK),
 	SJ_FIELD("tag", SJ_INT, tag, .min = INT_MIN, .max = INT_MAX),
 	SJ_FIELD("any_tag", SJ_BOOL, any_tag),
 	SJ_FIELD("length", SJ_U64, length),
@@ -161,10 +156,8 @@ static const struct sj_field thread_fields[] = {
 	SJ_FIELD("frames", SJ_LIST, frames, .sub = frame_fields, .max = 1 << 20,
 		 .size = sizeof(struct snap_frame),
 		 .count = offsetof(SJ_T, nframes)),
-	SJ_FIELD("mpi_frame", SJ_INT, mpi_frame, .min = -1,
-		 .max = SJ_LAST_FRAME, .def = -1),
-	SJ_FIELD("user_frame", SJ_INT, user_frame, .min = -1,
-		 .max = SJ_LAST_FRAME, .def = -1),
+	SJ_INDEX("mpi_frame", mpi_frame, SJ_LAST_FRAME),
+	SJ_INDEX("user_frame", user_frame, SJ_LAST_FRAME),
 	{ NULL },
 };
 #undef SJ_T
@@ -184,9 +177,9 @@ static int track_num(struct snapread *r, const struct sj_field *f,
 			return 0;
 		}
 	if (n && n->type == SJV_STR)
-		return sj_fail(r, n, "\"%s\" must be an integer, \"any\", \"proc_null\" or \"root\"",
-			       f->key);
-	if (n && sj_num(r, n, f->key, NULL, -1000, INT_MAX, &v))
+		return sj_fail(r, n, "%s must be an integer, \"any\", \"proc_null\" or \"root\"",
+			       f->name);
+	if (n && sj_num(r, n, f->name, -1000, INT_MAX, &v))
 		return -MD_E_INPUT;
 	*p = (int)v;
 	return 0;
@@ -197,8 +190,7 @@ static const struct sj_field rec_fields[] = {
 	SJ_FIELD("kind", SJ_ENUM, kind, .sub = snap_track_kind_names,
 		 .def = SNAP_TRACK_POST),
 	SJ_FIELD("call", SJ_STR, call),
-	SJ_FIELD("comm", SJ_INT, comm, .min = -1, .max = SJ_LAST_COMM,
-		 .def = -1),
+	SJ_INDEX("comm", comm, SJ_LAST_COMM),
 	SJ_FIELD("peer", SJ_FN, peer, .fn = track_num),
 	SJ_FIELD("tag", SJ_FN, tag, .fn = track_num),
 	SJ_FIELD("count", SJ_INT, count, .min = INT_MIN, .max = INT_MAX),
@@ -266,7 +258,7 @@ static int rank_number(struct snapread *r, const struct sj_node *n, int *idx)
 {
 	int64_t v;
 
-	if (sj_num(r, n, "rank", NULL, 0, INT_MAX, &v))
+	if (sj_num(r, n, "\"rank\"", 0, INT_MAX, &v))
 		return -MD_E_INPUT;
 	*idx = (int)v;
 	if (r->comms_read != r->ncomms)
