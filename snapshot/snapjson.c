@@ -30,7 +30,7 @@ int sj_fail_at(const struct snapread *r, long col, const char *fmt, ...)
 	va_list ap;
 	int n = 0;
 
-	if (r->worker)
+	if (r->quiet)
 		return -MD_E_INPUT;
 	if (r->at_comm >= 0)
 		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",

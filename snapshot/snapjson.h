@@ -55,6 +55,9 @@ struct snapread {
 	 * snapshot whose pool joins s's at the end (snap_adopt_pool). */
 	struct snap *mem;
 	pthread_mutex_t *lock;	/* around interning in s, with workers */
+	/* A worker reports no error: the file is read again by one
+	 * thread, which does. */
+	bool quiet;
 	struct sj_node *nodes;	/* nodes[0] is the line's value */
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
@@ -74,16 +77,14 @@ struct snapread {
 
 	bool have_header;
 	int nranks, ncomms;	/* from the header */
-	int comms_read, ranks_read, ranks_cap;
 	int held;		/* rank lines of a partial snapshot; -1: all */
-	int last_rank;		/* of a partial snapshot, -1 before any */
+	int comms_read, ranks_read;
+	/* The lowest number the next rank line may have (in a whole
+	 * snapshot the only one); -1 in a worker until its first. */
+	int next_rank;
 	int64_t group_budget;	/* group entries still allowed */
-	long long size;		/* input bytes, -1 if not known */
+	size_t size;		/* input bytes */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */
-	/* A worker of the parallel reader reports no error (the serial
-	 * reader reads again and does) and counts s->nranks at the end. */
-	bool worker;
-	int first_rank;		/* a worker's, when ranks_read was -1 */
 	struct snap_groups *groups;	/* snap_read_opts.groups, or NULL */
 };
 
@@ -170,7 +171,5 @@ int sj_fields(struct snapread *r, const struct sj_node *o,
 
 /* A rank line (snapread_rank.c), stored in s->ranks. */
 int snapread_rank(struct snapread *r, const struct sj_node *o);
-/* Room in s->ranks for the rank at index idx (snapread_rank.c). */
-void snapread_reserve(struct snapread *r, int idx);
 
 #endif /* MD_SNAPJSON_H */

@@ -253,52 +253,29 @@ static const struct sj_field rank_fields[] = {
 };
 #undef SJ_T
 
-/* The rank's number: the next one, after all communicators. */
+/* The rank's number: after all communicators, in order, each once (a
+ * whole snapshot has them all). */
 static int rank_number(struct snapread *r, const struct sj_node *n, int *idx)
 {
 	int64_t v;
 
-	if (sj_num(r, n, "\"rank\"", 0, INT_MAX, &v))
+	if (sj_num(r, n, "\"rank\"", 0, r->nranks - 1, &v))
 		return -MD_E_INPUT;
 	*idx = (int)v;
 	if (r->comms_read != r->ncomms)
 		return sj_fail(r, n, "rank %d comes after %d communicator lines, the header says %d",
 			       *idx, r->comms_read, r->ncomms);
-	if (*idx >= r->nranks)
-		return sj_fail(r, n, "rank %d is out of range (%d ranks in the header)",
-			       *idx, r->nranks);
-	if (r->held >= 0 && r->ranks_read >= r->held)
+	if (r->next_rank < 0)
+		r->next_rank = *idx;
+	if (r->held < 0 ? *idx != r->next_rank : *idx < r->next_rank)
+		return sj_fail(r, n, "rank %d comes where rank %d%s was expected: ranks must be in order, each once",
+			       *idx, r->next_rank,
+			       r->held < 0 ? "" : " or a later one");
+	if (r->ranks_read == r->s->nranks)
 		return sj_fail(r, n, "rank %d is one more than the %d the header says the part holds",
-			       *idx, r->held);
-	/* A partial snapshot holds some ranks, in order. */
-	if (r->held >= 0 && *idx <= r->last_rank)
-		return sj_fail(r, n, "rank %d comes after rank %d: ranks must be in order, each once",
-			       *idx, r->last_rank);
-	r->last_rank = *idx;
-	if (r->ranks_read < 0)	/* a worker's first rank */
-		r->first_rank = r->ranks_read = *idx;
-	if (r->held < 0 && *idx != r->ranks_read)
-		return sj_fail(r, n, "rank %d comes where rank %d was expected: ranks must be in order, each once",
-			       *idx, r->ranks_read);
+			       *idx, r->s->nranks);
+	r->next_rank = *idx + 1;
 	return 0;
-}
-
-/* Room for rank idx: all at once from a file, whose size bounded the
- * header's nranks; from a pipe it grows by doubling, so a header that
- * lies costs nothing until the rank lines are there. */
-void snapread_reserve(struct snapread *r, int idx)
-{
-	int most = r->held >= 0 ? r->held : r->nranks;
-	long long cap = r->held >= 0 || r->size >= 0 ? most : r->ranks_cap;
-
-	if (idx < r->ranks_cap)
-		return;
-	while (cap <= idx)
-		cap = cap ? 2 * cap : 64;
-	if (cap > most)
-		cap = most;
-	r->s->ranks = xrealloc(r->s->ranks, (size_t)cap * sizeof(*r->s->ranks));
-	r->ranks_cap = (int)cap;
 }
 
 int snapread_rank(struct snapread *r, const struct sj_node *o)
@@ -308,16 +285,12 @@ int snapread_rank(struct snapread *r, const struct sj_node *o)
 
 	if (rank_number(r, sj_get(o, "rank"), &idx))
 		return -MD_E_INPUT;
-	snapread_reserve(r, r->ranks_read);
-	k = memset(&r->s->ranks[r->ranks_read], 0, sizeof(*k));
+	/* A partial snapshot's ranks are packed, a whole one's at their
+	 * numbers (a worker's first is not its first line). */
+	k = &r->s->ranks[r->held < 0 ? idx : r->ranks_read];
 	k->rank = idx;
 	k->pooled = true;
-	/* Counted now so that snap_free releases a half-read rank. */
-	if (!r->worker)
-		r->s->nranks = r->ranks_read + 1;
-	r->at_rank = idx;
-	if (sj_fields(r, o, rank_fields, k))
-		return -MD_E_INPUT;
 	r->ranks_read++;
-	return 0;
+	r->at_rank = idx;
+	return sj_fields(r, o, rank_fields, k);
 }
