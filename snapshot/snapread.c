@@ -93,8 +93,7 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 	return 0;
 }
 
-/* "0-1023,2048" into out (NULL: only count); *n gets the entry count,
- * which never passes max, so nothing is allocated on a lie. */
+/* "0-1023,2048" into out, *n entries, which never pass max. */
 static int parse_ranges(struct snapread *r, const struct sj_node *v, int max,
 			int *out, int *n)
 {
@@ -123,9 +122,8 @@ static int parse_ranges(struct snapread *r, const struct sj_node *v, int max,
 		if (b - a + 1 > (long)max - *n)
 			return sj_fail(r, v, "\"group\" has more than \"size\" %d entries",
 				       max);
-		for (long g = a; out && g <= b; g++)
-			out[*n + g - a] = (int)g;
-		*n += (int)(b - a + 1);
+		while (a <= b)
+			out[(*n)++] = (int)a++;
 	}
 	return 0;
 bad:
@@ -232,47 +230,44 @@ struct comm_line {
 static int read_group(struct snapread *r, const struct sj_field *f,
 		      const struct sj_node *v, void *base)
 {
-	const char *key = f->key;
 	int size = *(int *)((char *)base + f->count);
 	int **out = (int **)((char *)base + f->off);
+	bool cache = r->groups && v && v->type == SJV_STR && size >= GROUPS_MIN;
 	const struct sj_node *e;
-	bool text = v && v->type == SJV_STR;
-	bool cache = r->groups && text && size >= GROUPS_MIN;
-	int n = v && v->type == SJV_ARR ? v->n : size, ret = 0, i = 0;
+	int n = 0, ret = 0, i = 0;
 	int64_t x;
 
 	/* A "remote" counts only with a "remote_size". */
-	if (!v || (!size && strcmp(key, "remote") == 0))
+	if (!v || (!size && strcmp(f->key, "remote") == 0))
 		return 0;
-	*out = cache ? groups_use(r->groups, v->s, size, r->nranks, NULL)
-		     : NULL;
-	if (!text && v->type != SJV_ARR)
-		return sj_fail(r, v, "\"%s\" must be an array of ranks or a string of rank ranges",
-			       key);
-	if (text && !*out)
-		ret = parse_ranges(r, v, size, NULL, &n);
+	if (v->type != SJV_STR && v->type != SJV_ARR)
+		return sj_fail(r, v, "%s must be an array of ranks or a string of rank ranges",
+			       f->name);
+	/* size is at most nranks, which the input's size bounds. */
+	if ((r->group_budget -= size) < 0)
+		return sj_fail(r, v, "the communicator groups add up to more than 64 entries per rank");
+	if (cache &&
+	    (*out = groups_use(r->groups, v->s, size, r->nranks, NULL)))
+		return 0;
+	*out = snap_group_new(size);
+	if (v->type == SJV_STR)
+		ret = parse_ranges(r, v, size, *out, &n);
+	else if ((n = v->n) == size)
+		sj_each(e, v) {
+			if ((ret = sj_num(r, e, "a \"group\" entry", 0,
+					  r->nranks - 1, &x)))
+				break;
+			(*out)[i++] = (int)x;
+		}
 	if (!ret && n != size)
-		ret = sj_fail(r, v, "\"%s\" has %d entries, \"%s\" says %d",
-			      key, n, strcmp(key, "group") ? "remote_size"
-							  : "size", size);
-	if (!ret && (r->group_budget -= size) < 0)
-		ret = sj_fail(r, v, "the communicator groups add up to more than 64 entries per rank");
-	if (!ret && !*out) {
-		*out = snap_group_new(size);
-		if (text)
-			ret = parse_ranges(r, v, size, *out, &n);
-		else
-			sj_each(e, v) {
-				if ((ret = sj_num(r, e, "a \"group\" entry",
-						  0, r->nranks - 1, &x)))
-					break;
-				(*out)[i++] = (int)x;
-			}
-		if (!ret)
-			ret = check_distinct(r, v, *out, size);
-		if (!ret && cache)
-			groups_use(r->groups, v->s, size, r->nranks, *out);
-	}
+		ret = sj_fail(r, v, "%s has %d entries, \"%s\" says %d",
+			      f->name, n,
+			      strcmp(f->key, "group") ? "remote_size" : "size",
+			      size);
+	if (!ret)
+		ret = check_distinct(r, v, *out, size);
+	if (!ret && cache)
+		groups_use(r->groups, v->s, size, r->nranks, *out);
 	return ret;
 }
 
@@ -339,14 +334,10 @@ static int read_comm(struct snapread *r, const struct sj_node *o)
 	int64_t idx;
 	int got = -1, ret;
 
-	if (sj_num(r, n, "\"comm\"", 0, INT_MAX, &idx))
+	if (r->ranks_read)
+		return sj_fail(r, n, "a communicator line comes after the rank lines");
+	if (sj_num(r, n, "\"comm\"", 0, r->ncomms - 1, &idx))
 		return -MD_E_INPUT;
-	if (r->ranks_read > 0)
-		return sj_fail(r, n, "communicator %d comes after the rank lines",
-			       (int)idx);
-	if (idx >= r->ncomms)
-		return sj_fail(r, n, "\"comm\" %d is out of range (%d communicators in the header)",
-			       (int)idx, r->ncomms);
 	if (idx != r->comms_read)
 		return sj_fail(r, n, "communicator %d comes where communicator %d was expected",
 			       (int)idx, r->comms_read);

@@ -429,7 +429,7 @@ static struct bad_case bad_cases[] = {
 	  "{\"rank\":0}\n"
 	  "{\"comm\":1}\n"
 	  "",
-	  "mpi-deadlock: t.jsonl:4:2: communicator 1 comes after the rank lines\n" },
+	  "mpi-deadlock: t.jsonl:4:2: a communicator line comes after the rank lines\n" },
 	{ "commorder",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":2}\n"
 	  "{\"comm\":1}\n"
