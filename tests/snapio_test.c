@@ -486,6 +486,18 @@ static struct bad_case bad_cases[] = {
 	  "{\"comm\":0,\"size\":2,\"group\":\"0-1,\"}\n"
 	  "",
 	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" \"0-1,\" is not a list of rank ranges like \"0-3,8\" (at \",\")\n" },
+	{ "heldmore",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":4,\"ncomms\":0,\"held\":1}\n"
+	  "{\"rank\":0}\n"
+	  "{\"rank\":2}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:2: rank 2 is one more than the 1 the header says the part holds\n" },
+	{ "heldorder",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":4,\"ncomms\":0,\"held\":2}\n"
+	  "{\"rank\":2}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:2: rank 1 comes where rank 3 or a later one was expected: ranks must be in order, each once\n" },
 	{ "hexdigit",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
 	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
