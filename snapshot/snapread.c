@@ -5,9 +5,10 @@
  *
  * One line at a time: yajl parses it into the reader's reused nodes
  * (snapjson.c) and the line is checked and converted into the model, so
- * memory is the model plus one line.  Everything that sizes an
- * allocation is checked before the allocation: a snapshot is input from
- * anyone (bug reports) and must never crash or exhaust the reader.
+ * memory is the model plus what the reader has not given back of the
+ * input (struct input).  Everything that sizes an allocation is checked
+ * before the allocation: a snapshot is input from anyone (bug reports)
+ * and must never crash or exhaust the reader.
  */
 #include "snap.h"
 
