@@ -6,7 +6,6 @@
 #include "snapjson.h"
 
 #include <assert.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -31,7 +30,7 @@ int sj_fail_at(const struct snapread *r, long col, const char *fmt, ...)
 	va_list ap;
 	int n = 0;
 
-	if (r->worker)
+	if (r->quiet)
 		return -MD_E_INPUT;
 	if (r->at_comm >= 0)
 		n += snprintf(at + n, sizeof(at) - n, "communicator %d: ",
@@ -106,7 +105,7 @@ static int cb_bool(void *ctx, int b)
 	return n && (n->b = b, 1);
 }
 
-/* yajl checked the number's syntax; sj_num and read_u64 convert it. */
+/* yajl checked the number's syntax; number() converts it. */
 static int cb_number(void *ctx, const char *s, size_t len)
 {
 	return node(ctx, SJV_NUM, s, len) != NULL;
@@ -271,53 +270,47 @@ int sj_check(struct snapread *r, const struct sj_node *n, const char *key,
 	return 0;
 }
 
-/* A number's magnitude in *u: 0 if it is an integer, 1 if one that does
- * not fit 64 bits, -1 if none. */
-static int integer(const struct sj_node *n, uint64_t *u)
+/* An integer in min..max into *out, or if u64 any uint64_t (its bits). */
+static int number(struct snapread *r, const struct sj_node *n, const char *what,
+		  int64_t min, int64_t max, bool u64, int64_t *out)
 {
-	const char *p = n->type == SJV_NUM ? n->s + (n->s[0] == '-') : "x";
-	int big = 0;
+	bool neg = n->type == SJV_NUM && n->s[0] == '-', big = false;
+	const char *p = n->type == SJV_NUM ? n->s + neg : "x";
+	uint64_t u = 0;
 
-	for (*u = 0; *p >= '0' && *p <= '9'; p++) {
+	for (; *p >= '0' && *p <= '9'; p++) {
 		unsigned d = (unsigned)(*p - '0');
 
-		big |= *u > (UINT64_MAX - d) / 10;
-		*u = *u * 10 + d;
+		big |= u > (UINT64_MAX - d) / 10;
+		u = u * 10 + d;
 	}
-	return *p ? -1 : big;
+	if (*p)
+		return sj_fail(r, n, "%s must be an integer", what);
+	*out = (int64_t)(neg ? 0 - u : u);
+	if (u64 && (big || (neg && u)))
+		return sj_fail(r, n, "%s %s is out of range (0..18446744073709551615)",
+			       what, n->s);
+	if (!u64 &&
+	    (big || u > (uint64_t)INT64_MAX + neg || *out < min || *out > max))
+		return sj_fail(r, n, "%s %s is out of range (%lld..%lld)", what,
+			       n->s, (long long)min, (long long)max);
+	return 0;
 }
 
-int sj_num(struct snapread *r, const struct sj_node *n, const char *key,
-	   const char *what, int64_t min, int64_t max, int64_t *out)
+int sj_num(struct snapread *r, const struct sj_node *n, const char *what,
+	   int64_t min, int64_t max, int64_t *out)
 {
-	uint64_t u;
-	int got = integer(n, &u);
-	bool neg = !got && n->s[0] == '-';
-	int64_t v = neg ? (int64_t)(0 - u) : (int64_t)u;
-	char name[80];
-
-	if (!got && u <= (uint64_t)INT64_MAX + neg && v >= min && v <= max) {
-		*out = v;
-		return 0;
-	}
-	if (!what)
-		snprintf(name, sizeof(name), "\"%s\"", key);
-	if (got < 0)
-		return sj_fail(r, n, "%s must be an integer", what ? what : name);
-	return sj_fail(r, n, "%s %s is out of range (%" PRId64 "..%" PRId64 ")",
-		       what ? what : name, n->s, min, max);
+	return number(r, n, what, min, max, false, out);
 }
 
 /* Interning costs a hash of the whole string and a probe: the cache in
  * front of it costs a few bytes' hash and a memcmp. */
 const char *sj_intern(struct snapread *r, const struct sj_node *n)
 {
+	const unsigned char *s = (const unsigned char *)n->s;
 	size_t len = strlen(n->s); /* a \u0000 ends it */
-	unsigned h = (unsigned)(len * 31 + (unsigned char)n->s[0] +
-				(len ? 7u * (unsigned char)n->s[len - 1] +
-					       13u * (unsigned char)n->s[len / 2]
-				     : 0)) %
-		     256;
+	uint8_t h = (uint8_t)(len * 31 + s[0] + 7u * s[len ? len - 1 : 0] +
+			      13u * s[len / 2]);
 
 	if (!r->cache[h].s || r->cache[h].len != len ||
 	    memcmp(r->cache[h].s, n->s, len) != 0) {
@@ -331,39 +324,25 @@ const char *sj_intern(struct snapread *r, const struct sj_node *n)
 	return r->cache[h].s;
 }
 
-static int read_u64(struct snapread *r, const struct sj_node *n,
-		    const char *key, uint64_t *out)
-{
-	int got = integer(n, out);
-
-	if (got < 0)
-		return sj_fail(r, n, "\"%s\" must be an integer", key);
-	if (got || (n->s[0] == '-' && *out))
-		return sj_fail(r, n, "\"%s\" %s is out of range (0..%" PRIu64 ")",
-			       key, n->s, UINT64_MAX);
-	return 0;
-}
-
+/* "0x" and 1-16 hex digits, either case. */
 static int read_addr(struct snapread *r, const struct sj_node *n,
 		     const char *key, uint64_t *out)
 {
-	uint64_t v = 0;
 	size_t i = 2;
 
 	if (n->type != SJV_STR)
 		return sj_fail(r, n, "\"%s\" must be a hex string \"0x...\"",
 			       key);
-	/* "0x" and 1-16 hex digits, either case */
 	if (n->len >= 3 && n->len <= 18 && n->s[0] == '0' && n->s[1] == 'x')
-		for (; i < n->len && md_hex_digit((unsigned char)n->s[i]) >= 0;
+		for (*out = 0;
+		     i < n->len && md_hex_digit((unsigned char)n->s[i]) >= 0;
 		     i++)
-			v = v << 4 | (unsigned)md_hex_digit((unsigned char)n->s[i]);
-	if (i != n->len || n->len < 3)
-		return sj_fail(r, n,
-			       "\"%s\" \"%.40s\" is not a hex address \"0x...\" of up to 16 digits",
-			       key, n->s);
-	*out = v;
-	return 0;
+			*out = *out << 4 |
+			       (unsigned)md_hex_digit((unsigned char)n->s[i]);
+	if (i == n->len && n->len >= 3)
+		return 0;
+	return sj_fail(r, n, "\"%s\" \"%.40s\" is not a hex address \"0x...\" of up to 16 digits",
+		       key, n->s);
 }
 
 static int read_enum(struct snapread *r, const struct sj_node *n,
@@ -459,15 +438,14 @@ static int read_field(struct snapread *r, const struct sj_field *f,
 		return 0;
 	switch (f->kind) {
 	case SJ_INT:
-		if (sj_num(r, n, f->key, NULL, f->min,
-			   limit(r, f->max, base), &v))
+		if (sj_num(r, n, f->name, f->min, limit(r, f->max, base), &v))
 			return -MD_E_INPUT;
 		*(int *)p = (int)v;
 		return 0;
 	case SJ_I64:
-		return sj_num(r, n, f->key, NULL, INT64_MIN, INT64_MAX, p);
 	case SJ_U64:
-		return read_u64(r, n, f->key, p);
+		return number(r, n, f->name, INT64_MIN, INT64_MAX,
+			      f->kind == SJ_U64, p);
 	case SJ_STR:
 		*(const char **)p = sj_intern(r, n);
 		return 0;

@@ -55,6 +55,9 @@ struct snapread {
 	 * snapshot whose pool joins s's at the end (snap_adopt_pool). */
 	struct snap *mem;
 	pthread_mutex_t *lock;	/* around interning in s, with workers */
+	/* A worker reports no error: the file is read again by one
+	 * thread, which does. */
+	bool quiet;
 	struct sj_node *nodes;	/* nodes[0] is the line's value */
 	int nnodes, nodecap;
 	char *text;		/* the line's strings, NUL-ended */
@@ -74,16 +77,14 @@ struct snapread {
 
 	bool have_header;
 	int nranks, ncomms;	/* from the header */
-	int comms_read, ranks_read, ranks_cap;
 	int held;		/* rank lines of a partial snapshot; -1: all */
-	int last_rank;		/* of a partial snapshot, -1 before any */
+	int comms_read, ranks_read;
+	/* The lowest number the next rank line may have (in a whole
+	 * snapshot the only one); -1 in a worker until its first. */
+	int next_rank;
 	int64_t group_budget;	/* group entries still allowed */
-	long long size;		/* input bytes, -1 if not known */
+	size_t size;		/* input bytes */
 	unsigned char *seen;	/* nranks bits: duplicate group entries */
-	/* A worker of the parallel reader reports no error (the serial
-	 * reader reads again and does) and counts s->nranks at the end. */
-	bool worker;
-	int first_rank;		/* a worker's, when ranks_read was -1 */
 	struct snap_groups *groups;	/* snap_read_opts.groups, or NULL */
 };
 
@@ -103,10 +104,9 @@ const struct sj_node *sj_get(const struct sj_node *o, const char *key);
 /* n (NULL: absent, fine) is of type (SJV_ARR: of at most max entries). */
 int sj_check(struct snapread *r, const struct sj_node *n, const char *key,
 	     int type, int max);
-/* An integer in min..max; what names it ("a \"group\" entry"), or if
- * NULL the quoted key does. */
-int sj_num(struct snapread *r, const struct sj_node *n, const char *key,
-	   const char *what, int64_t min, int64_t max, int64_t *out);
+/* An integer in min..max; what names it ("\"pid\"", "a \"group\" entry"). */
+int sj_num(struct snapread *r, const struct sj_node *n, const char *what,
+	   int64_t min, int64_t max, int64_t *out);
 /* A string node interned in r->s. */
 const char *sj_intern(struct snapread *r, const struct sj_node *n);
 
@@ -140,6 +140,7 @@ enum sj_kind {
 struct sj_field {
 	const char *key;
 	size_t klen;
+	const char *name;	/* the key in quotes, for messages */
 	enum sj_kind kind;
 	size_t off;		/* of the value in the struct */
 	int64_t min, max;
@@ -154,14 +155,15 @@ struct sj_field {
 
 /* A field of the struct SJ_T (defined before each table), an object
  * read into the same struct, a key read by a function. */
-#define SJ_FIELD(k, kd, field, ...)                                       \
-	{ .key = k, .klen = sizeof(k) - 1, .kind = kd,                    \
-	  .off = offsetof(SJ_T, field), __VA_ARGS__ }
+#define SJ_KEY(k) .key = k, .klen = sizeof(k) - 1, .name = "\"" k "\""
+#define SJ_FIELD(k, kd, field, ...) \
+	{ SJ_KEY(k), .kind = kd, .off = offsetof(SJ_T, field), __VA_ARGS__ }
 #define SJ_OBJ(k, fields, ...) \
-	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_SUB, .sub = fields, \
-	  __VA_ARGS__ }
-#define SJ_CALL(k, f) \
-	{ .key = k, .klen = sizeof(k) - 1, .kind = SJ_FN, .fn = f }
+	{ SJ_KEY(k), .kind = SJ_SUB, .sub = fields, __VA_ARGS__ }
+#define SJ_CALL(k, f) { SJ_KEY(k), .kind = SJ_FN, .fn = f }
+/* An int that is an index up to last, or -1 (none, the default). */
+#define SJ_INDEX(k, field, last) \
+	SJ_FIELD(k, SJ_INT, field, .min = -1, .max = last, .def = -1)
 
 /* Read o's fields (o NULL: all defaults) into the struct at base. */
 int sj_fields(struct snapread *r, const struct sj_node *o,
@@ -169,7 +171,5 @@ int sj_fields(struct snapread *r, const struct sj_node *o,
 
 /* A rank line (snapread_rank.c), stored in s->ranks. */
 int snapread_rank(struct snapread *r, const struct sj_node *o);
-/* Room in s->ranks for the rank at index idx (snapread_rank.c). */
-void snapread_reserve(struct snapread *r, int idx);
 
 #endif /* MD_SNAPJSON_H */

@@ -5,9 +5,10 @@
  *
  * One line at a time: yajl parses it into the reader's reused nodes
  * (snapjson.c) and the line is checked and converted into the model, so
- * memory is the model plus one line.  Everything that sizes an
- * allocation is checked before the allocation: a snapshot is input from
- * anyone (bug reports) and must never crash or exhaust the reader.
+ * memory is the model plus what the reader has not given back of the
+ * input (struct input).  Everything that sizes an allocation is checked
+ * before the allocation: a snapshot is input from anyone (bug reports)
+ * and must never crash or exhaust the reader.
  */
 #include "snap.h"
 
@@ -62,11 +63,12 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 	const struct sj_node *v = sj_get(o, "version");
 	const struct sj_node *f = sj_get(o, "format");
 	int64_t version = -1;
+	int most;
 
 	if (!f || f->type != SJV_STR || strcmp(f->s, SNAP_FORMAT) != 0)
 		return sj_fail(r, f, "not an mpi-deadlock snapshot: the first line must say \"format\":\"%s\"",
 			       SNAP_FORMAT);
-	if (v && sj_num(r, v, "version", NULL, INT_MIN, INT_MAX, &version))
+	if (v && sj_num(r, v, "\"version\"", INT_MIN, INT_MAX, &version))
 		return -MD_E_INPUT;
 	if (version != SNAP_VERSION)
 		return sj_fail(r, v, "snapshot version %d is not supported: this mpi-deadlock reads version %d",
@@ -78,21 +80,21 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 	if (sj_fields(r, o, header_fields, r->s) ||
 	    sj_fields(r, o, count_fields, r))
 		return -MD_E_INPUT;
-	r->last_rank = -1;
+	most = r->held >= 0 ? r->held : r->nranks;
+	if ((size_t)(most + r->ncomms) * RD_MIN_LINE > r->size)
+		return sj_fail(r, sj_get(o, "nranks"),
+			       "%d ranks and %d communicators cannot fit in the %zu bytes of the file: truncated or inconsistent",
+			       most, r->ncomms, r->size);
+	/* Zeroed ranks are freed as read ones are (snap_free). */
+	r->s->ranks = xcalloc((size_t)most, sizeof(*r->s->ranks));
+	r->s->nranks = most;
 	if (r->held >= 0)
 		r->s->job_nranks = r->nranks;
-	if (r->size >= 0 &&
-	    ((long long)(r->held >= 0 ? r->held : r->nranks) + r->ncomms) *
-			    RD_MIN_LINE > r->size)
-		return sj_fail(r, sj_get(o, "nranks"),
-			       "%d ranks and %d communicators cannot fit in the %lld bytes of the file: truncated or inconsistent",
-			       r->nranks, r->ncomms, r->size);
 	r->group_budget = 64 * (int64_t)r->nranks + (1 << 20);
 	return 0;
 }
 
-/* "0-1023,2048" into out (NULL: only count); *n gets the entry count,
- * which never passes max, so nothing is allocated on a lie. */
+/* "0-1023,2048" into out, *n entries, which never pass max. */
 static int parse_ranges(struct snapread *r, const struct sj_node *v, int max,
 			int *out, int *n)
 {
@@ -121,9 +123,8 @@ static int parse_ranges(struct snapread *r, const struct sj_node *v, int max,
 		if (b - a + 1 > (long)max - *n)
 			return sj_fail(r, v, "\"group\" has more than \"size\" %d entries",
 				       max);
-		for (long g = a; out && g <= b; g++)
-			out[*n + g - a] = (int)g;
-		*n += (int)(b - a + 1);
+		while (a <= b)
+			out[(*n)++] = (int)a++;
 	}
 	return 0;
 bad:
@@ -230,48 +231,44 @@ struct comm_line {
 static int read_group(struct snapread *r, const struct sj_field *f,
 		      const struct sj_node *v, void *base)
 {
-	const char *key = f->key;
 	int size = *(int *)((char *)base + f->count);
 	int **out = (int **)((char *)base + f->off);
+	bool cache = r->groups && v && v->type == SJV_STR && size >= GROUPS_MIN;
 	const struct sj_node *e;
-	bool text = v && v->type == SJV_STR;
-	bool cache = r->groups && text && size >= GROUPS_MIN;
-	int n = v && v->type == SJV_ARR ? v->n : size, ret = 0, i = 0;
+	int n = 0, ret = 0, i = 0;
 	int64_t x;
 
 	/* A "remote" counts only with a "remote_size". */
-	if (!v || (!size && strcmp(key, "remote") == 0))
+	if (!v || (!size && strcmp(f->key, "remote") == 0))
 		return 0;
-	*out = cache ? groups_use(r->groups, v->s, size, r->nranks, NULL)
-		     : NULL;
-	if (!text && v->type != SJV_ARR)
-		return sj_fail(r, v, "\"%s\" must be an array of ranks or a string of rank ranges",
-			       key);
-	if (text && !*out)
-		ret = parse_ranges(r, v, size, NULL, &n);
+	if (v->type != SJV_STR && v->type != SJV_ARR)
+		return sj_fail(r, v, "%s must be an array of ranks or a string of rank ranges",
+			       f->name);
+	/* size is at most nranks, which the input's size bounds. */
+	if ((r->group_budget -= size) < 0)
+		return sj_fail(r, v, "the communicator groups add up to more than 64 entries per rank");
+	if (cache &&
+	    (*out = groups_use(r->groups, v->s, size, r->nranks, NULL)))
+		return 0;
+	*out = snap_group_new(size);
+	if (v->type == SJV_STR)
+		ret = parse_ranges(r, v, size, *out, &n);
+	else if ((n = v->n) == size)
+		sj_each(e, v) {
+			if ((ret = sj_num(r, e, "a \"group\" entry", 0,
+					  r->nranks - 1, &x)))
+				break;
+			(*out)[i++] = (int)x;
+		}
 	if (!ret && n != size)
-		ret = sj_fail(r, v, "\"%s\" has %d entries, \"%s\" says %d",
-			      key, n, strcmp(key, "group") ? "remote_size"
-							  : "size", size);
-	if (!ret && (r->group_budget -= size) < 0)
-		ret = sj_fail(r, v, "the communicator groups add up to more than 64 entries per rank");
-	if (!ret && !*out) {
-		*out = snap_group_new(size);
-		if (text)
-			ret = parse_ranges(r, v, size, *out, &n);
-		else
-			sj_each(e, v) {
-				if ((ret = sj_num(r, e, NULL,
-						  "a \"group\" entry", 0,
-						  r->nranks - 1, &x)))
-					break;
-				(*out)[i++] = (int)x;
-			}
-		if (!ret)
-			ret = check_distinct(r, v, *out, size);
-		if (!ret && cache)
-			groups_use(r->groups, v->s, size, r->nranks, *out);
-	}
+		ret = sj_fail(r, v, "%s has %d entries, \"%s\" says %d",
+			      f->name, n,
+			      strcmp(f->key, "group") ? "remote_size" : "size",
+			      size);
+	if (!ret)
+		ret = check_distinct(r, v, *out, size);
+	if (!ret && cache)
+		groups_use(r->groups, v->s, size, r->nranks, *out);
 	return ret;
 }
 
@@ -338,14 +335,10 @@ static int read_comm(struct snapread *r, const struct sj_node *o)
 	int64_t idx;
 	int got = -1, ret;
 
-	if (sj_num(r, n, "comm", NULL, 0, INT_MAX, &idx))
+	if (r->ranks_read)
+		return sj_fail(r, n, "a communicator line comes after the rank lines");
+	if (sj_num(r, n, "\"comm\"", 0, r->ncomms - 1, &idx))
 		return -MD_E_INPUT;
-	if (r->ranks_read > 0)
-		return sj_fail(r, n, "communicator %d comes after the rank lines",
-			       (int)idx);
-	if (idx >= r->ncomms)
-		return sj_fail(r, n, "\"comm\" %d is out of range (%d communicators in the header)",
-			       (int)idx, r->ncomms);
 	if (idx != r->comms_read)
 		return sj_fail(r, n, "communicator %d comes where communicator %d was expected",
 			       (int)idx, r->comms_read);
@@ -395,8 +388,6 @@ static int read_object(struct snapread *r)
 /* After the last line: was everything the header promised there? */
 static int finish(struct snapread *r)
 {
-	int ranks = r->held >= 0 ? r->held : r->nranks;
-
 	r->lineno++;
 	r->len = 0;
 	r->at_comm = r->at_rank = r->at_op = -1;
@@ -405,23 +396,27 @@ static int finish(struct snapread *r)
 	if (r->comms_read < r->ncomms)
 		return sj_fail(r, NULL, "truncated: %d of %d communicator lines",
 			       r->comms_read, r->ncomms);
-	if (r->ranks_read < ranks)
+	if (r->ranks_read < r->s->nranks)
 		return sj_fail(r, NULL, "truncated: %d of %d rank lines",
-			       r->ranks_read, ranks);
+			       r->ranks_read, r->s->nranks);
 	return 0;
 }
 
-/* The input, its lines found with memchr: a regular file is mapped
- * (and cut between the threads of the parallel reader); anything else
- * is read in big reads into buf (a 4 KiB stdio buffer would cost a
- * system call per 8 ranks of a pipe). */
+/*
+ * The input, whole, in one mapping, its lines found with memchr: a
+ * regular file is mapped (and cut between the threads of the parallel
+ * reader); anything else (a pipe, a memory stream) is read into an
+ * anonymous mapping that doubles as it fills (mremap moves pages, it
+ * copies none).  The pages of the lines read are given back as the
+ * reader goes, so a pipe costs its size until its end has come, and then
+ * no more than a file.
+ */
 struct input {
+	char *map;
+	size_t maplen;
 	const char *p, *end;	/* what is left to read */
 	const char *kept;	/* the mapping's pages from here are kept */
-	FILE *f;		/* or this, into buf */
-	char *buf;
-	size_t cap;
-	bool eof;
+	bool file;
 };
 
 static const char *page_of(const char *p)
@@ -429,55 +424,82 @@ static const char *page_of(const char *p)
 	return (const char *)((uintptr_t)p & -(uintptr_t)getpagesize());
 }
 
-/* More of f after what is left in buf, which doubles for a long line. */
-static void refill(struct input *in)
+/* Room for more of a pipe: the anonymous mapping doubles. */
+static void grow(struct input *in)
 {
-	size_t rest = (size_t)(in->end - in->p);
+	size_t len = in->maplen ? 2 * in->maplen : 1 << 20;
+	void *m = in->maplen ?
+			  mremap(in->map, in->maplen, len, MREMAP_MAYMOVE) :
+			  mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	memmove(in->buf, in->p, rest);
-	if (rest > in->cap / 2)
-		in->buf = xrealloc(in->buf, in->cap *= 2);
-	in->p = in->buf;
-	in->end = in->buf + rest + fread(in->buf + rest, 1, in->cap - rest, in->f);
-	in->eof = in->end == in->buf + rest;
+	if (m == MAP_FAILED) {
+		md_error("mmap of %zu bytes for the snapshot: %s", len,
+			 strerror(errno));
+		abort();
+	}
+	in->map = m;
+	in->maplen = len;
 }
 
-/* The next line, its '\n' included if it has one; -1 at the end. */
-static ssize_t next_line(struct input *in, const char **line)
+/* 0, or -MD_E_INPUT after a read error (reported). */
+static int map_input(struct input *in, FILE *f, const char *name)
 {
-	const char *nl, *page;
+	struct stat st;
+	size_t len = 0, got;
 
-	while (!(nl = memchr(in->p, '\n', (size_t)(in->end - in->p))) &&
-	       in->f && !in->eof)
-		refill(in);
-	if (in->p == in->end)
-		return -1;
-	*line = in->p;
-	in->p = nl ? nl + 1 : in->end;
-	/* Mapped pages count in the RSS: those read go back as we go. */
-	page = page_of(*line);
-	if (!in->f && page - in->kept >= 1 << 22) {
-		madvise((void *)in->kept, (size_t)(page - in->kept),
-			MADV_DONTNEED);
-		in->kept = page;
+	/* A mapped file that shrinks under the reader raises SIGBUS:
+	 * --snapshot never does that to a regular file (it renames a new
+	 * one over it, main/cli.c); a file truncated by hand while it is
+	 * read would.  A file read from elsewhere than its start is read
+	 * like a pipe. */
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size &&
+	    ftell(f) == 0) {
+		in->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fileno(f), 0);
+		in->file = in->map != MAP_FAILED;
 	}
-	return in->p - *line;
+	if (in->file) {
+		in->maplen = len = (size_t)st.st_size;
+	} else {
+		do {
+			if (len == in->maplen)
+				grow(in);
+			got = fread(in->map + len, 1, in->maplen - len, f);
+			len += got;
+		} while (got);
+		if (ferror(f)) {
+			md_error("reading %s: %s", name, strerror(errno));
+			return -MD_E_INPUT;
+		}
+	}
+	in->p = in->kept = in->map;
+	in->end = in->map + len;
+	return 0;
 }
 
 /* The next line of in, read: 1 if there was one (0 at the end), or an
  * error. */
 static int read_next(struct snapread *r, struct input *in)
 {
-	const char *line;
-	ssize_t n = next_line(in, &line);
+	const char *nl, *page;
 	size_t i = 0;
 
-	if (n < 0)
+	if (in->p == in->end)
 		return 0;
+	nl = memchr(in->p, '\n', (size_t)(in->end - in->p));
 	r->lineno++;
-	r->line = line;
-	r->len = (size_t)n - (line[n - 1] == '\n');
-	while (i < r->len && line[i] && strchr(" \t\r", line[i]))
+	r->line = in->p;
+	r->len = (size_t)((nl ? nl : in->end) - in->p);
+	in->p = nl ? nl + 1 : in->end;
+	/* Mapped pages count in the RSS: those read go back as we go. */
+	page = page_of(r->line);
+	if (page - in->kept >= 1 << 22) {
+		madvise((void *)in->kept, (size_t)(page - in->kept),
+			MADV_DONTNEED);
+		in->kept = page;
+	}
+	while (i < r->len && r->line[i] && strchr(" \t\r", r->line[i]))
 		i++;
 	if (i == r->len)
 		return 1;
@@ -524,18 +546,17 @@ static int join(struct snapread *r, struct worker *w, int n)
 	for (struct worker *x = w; x < w + n; x++) {
 		if (x->started)
 			pthread_join(x->tid, NULL);
-		if (x->ret || (x->r.ranks_read >= 0 && x->r.first_rank != next))
+		/* Its ranks, consecutive, start at next_rank - ranks_read. */
+		if (x->ret || (x->r.ranks_read &&
+			       x->r.next_rank - x->r.ranks_read != next))
 			ret = -MD_E_INPUT;
-		else if (x->r.ranks_read >= 0)
-			next = x->r.ranks_read;
+		next += x->r.ranks_read;
 		for (int k = 0; k < x->r.mem->nnotes; k++)
 			snap_note(r->s, "%s", x->r.mem->notes[k]);
 		snap_adopt_pool(r->s, x->r.mem);
 		snap_free(x->r.mem);
 		sj_done(&x->r);
 	}
-	if (!ret && next == r->nranks)
-		r->s->nranks = r->ranks_read = r->nranks;
 	return ret || next != r->nranks ? -MD_E_INPUT : 0;
 }
 
@@ -549,7 +570,6 @@ static int read_parallel(struct snapread *r, struct input *in, int threads)
 
 	if (threads > RD_MAX_THREADS)
 		threads = RD_MAX_THREADS;
-	snapread_reserve(r, r->nranks - 1);
 	for (n = 0; n < threads; n++) {
 		struct worker *x = memset(&w[n], 0, sizeof(w[n]));
 		const char *cut = from + (in->end - from) / (threads - n);
@@ -558,8 +578,7 @@ static int read_parallel(struct snapread *r, struct input *in, int threads)
 		x->r = (struct snapread){
 			.have_header = true, .nranks = r->nranks,
 			.ncomms = r->ncomms, .comms_read = r->comms_read,
-			.ranks_read = n ? -1 : 0, .ranks_cap = r->ranks_cap,
-			.held = -1, .size = r->size, .worker = true,
+			.held = -1, .next_rank = -1, .quiet = true,
 			.lock = &lock };
 		sj_init(&x->r, r->s, r->name);
 		x->r.mem = snap_new();
@@ -588,17 +607,13 @@ static int read_all(struct snapread *r, struct input *in, int threads,
 	while ((ret = read_next(r, in)) > 0)
 		/* Threads pay where the ranks are many, their lines all
 		 * ahead in a mapped file. */
-		if (threads > 1 && !in->f && r->have_header &&
+		if (threads > 1 && in->file && r->have_header &&
 		    r->comms_read == r->ncomms && r->held < 0 &&
 		    r->ranks_read == 0 && r->nranks >= RD_PAR_MIN_RANKS) {
 			ret = read_parallel(r, in, threads);
 			*used = ret > 0 ? ret : 1;
 			return ret > 0 ? 0 : RD_AGAIN;
 		}
-	if (!ret && in->f && ferror(in->f)) {
-		md_error("reading %s: %s", r->name, strerror(errno));
-		return -MD_E_INPUT;
-	}
 	return ret ? ret : finish(r);
 }
 
@@ -607,34 +622,19 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 {
 	struct snapread r = { .groups = opts ? opts->groups : NULL };
 	struct snap_read_opts one = { .threads = 1, .groups = r.groups };
-	struct input in = { .f = f, .cap = 1 << 16 };
-	struct stat st;
-	long start = ftell(f);
-	char *map = MAP_FAILED;
+	struct input in = { 0 };
 	int ret, used = 1;
 
-	r.size = !fstat(fileno(f), &st) && S_ISREG(st.st_mode) ? st.st_size : -1;
-	/* A mapped file that shrinks under the reader raises SIGBUS:
-	 * --snapshot never does that to a regular file (it renames a new
-	 * one over it, main/cli.c); a file truncated by hand while it is
-	 * read would. */
-	if (start >= 0 && start < r.size)
-		map = mmap(NULL, (size_t)r.size, PROT_READ, MAP_PRIVATE,
-			   fileno(f), 0);
-	if (map != MAP_FAILED)
-		in = (struct input){ .p = map + start, .end = map + r.size,
-				     .kept = map };
-	else
-		in.p = in.end = in.buf = xmalloc(in.cap);
 	sj_init(&r, snap_new(), name ? name : "snapshot");
-	ret = read_all(&r, &in, opts ? opts->threads : 1, &used);
+	ret = map_input(&in, f, r.name);
+	r.size = (size_t)(in.end - in.p);
+	if (!ret)
+		ret = read_all(&r, &in, opts ? opts->threads : 1, &used);
 	if (ret)
 		snap_free(r.s);
 	sj_done(&r);
 	free(r.seen);
-	free(in.buf);
-	if (map != MAP_FAILED)
-		munmap(map, (size_t)r.size);
+	munmap(in.map, in.maplen);
 	*out = ret ? NULL : r.s;
 	if (opts)
 		opts->threads_used = used;

@@ -38,10 +38,10 @@ static int read_members(struct snapread *r, const struct sj_field *f,
 
 		if (e->type != SJV_ARR || e->n != 2)
 			return sj_fail(r, e, "a \"members\" entry must be [comm, local rank]");
-		if (sj_num(r, e + 1, NULL, "a \"members\" comm", 0,
-			   r->ncomms - 1, &ci) ||
-		    sj_num(r, e + 1 + e[1].skip, NULL,
-			   "a \"members\" local rank", 0, INT_MAX, &li))
+		if (sj_num(r, e + 1, "a \"members\" comm", 0, r->ncomms - 1,
+			   &ci) ||
+		    sj_num(r, e + 1 + e[1].skip, "a \"members\" local rank", 0,
+			   INT_MAX, &li))
 			return -MD_E_INPUT;
 		c = &r->s->comms[ci];
 		if (li >= c->size || (c->group && c->group[li] != k->rank))
@@ -105,10 +105,8 @@ static int check_op(struct snapread *r, const struct sj_field *f,
 
 #define SJ_T struct snap_op
 static const struct sj_field actual_fields[] = {
-	SJ_FIELD("peer", SJ_INT, actual_local, .min = -1, .max = INT_MAX,
-		 .def = -1),
-	SJ_FIELD("peer_global", SJ_INT, actual_global, .min = -1,
-		 .max = SJ_LAST_RANK, .def = -1),
+	SJ_INDEX("peer", actual_local, INT_MAX),
+	SJ_INDEX("peer_global", actual_global, SJ_LAST_RANK),
 	SJ_FIELD("tag", SJ_INT, actual_tag, .min = INT_MIN, .max = INT_MAX),
 	SJ_FIELD("length", SJ_U64, actual_length),
 	{ NULL },
@@ -117,12 +115,9 @@ static const struct sj_field actual_fields[] = {
 static const struct sj_field op_fields[] = {
 	SJ_FIELD("kind", SJ_ENUM, kind, .sub = snap_op_kind_names),
 	SJ_FIELD("status", SJ_ENUM, status, .sub = snap_status_names),
-	SJ_FIELD("comm", SJ_INT, comm, .min = -1, .max = SJ_LAST_COMM,
-		 .def = -1),
-	SJ_FIELD("peer", SJ_INT, peer_local, .min = -1, .max = SJ_LAST_PEER,
-		 .def = -1),
-	SJ_FIELD("peer_global", SJ_INT, peer_global, .min = -1,
-		 .max = SJ_LAST_RANK, .def = -1),
+	SJ_INDEX("comm", comm, SJ_LAST_COMM),
+	SJ_INDEX("peer", peer_local, SJ_LAST_PEER),
+	SJ_INDEX("peer_global", peer_global, SJ_LAST_RANK),
 	SJ_FIELD("tag", SJ_INT, tag, .min = INT_MIN, .max = INT_MAX),
 	SJ_FIELD("any_tag", SJ_BOOL, any_tag),
 	SJ_FIELD("length", SJ_U64, length),
@@ -161,10 +156,8 @@ static const struct sj_field thread_fields[] = {
 	SJ_FIELD("frames", SJ_LIST, frames, .sub = frame_fields, .max = 1 << 20,
 		 .size = sizeof(struct snap_frame),
 		 .count = offsetof(SJ_T, nframes)),
-	SJ_FIELD("mpi_frame", SJ_INT, mpi_frame, .min = -1,
-		 .max = SJ_LAST_FRAME, .def = -1),
-	SJ_FIELD("user_frame", SJ_INT, user_frame, .min = -1,
-		 .max = SJ_LAST_FRAME, .def = -1),
+	SJ_INDEX("mpi_frame", mpi_frame, SJ_LAST_FRAME),
+	SJ_INDEX("user_frame", user_frame, SJ_LAST_FRAME),
 	{ NULL },
 };
 #undef SJ_T
@@ -184,9 +177,9 @@ static int track_num(struct snapread *r, const struct sj_field *f,
 			return 0;
 		}
 	if (n && n->type == SJV_STR)
-		return sj_fail(r, n, "\"%s\" must be an integer, \"any\", \"proc_null\" or \"root\"",
-			       f->key);
-	if (n && sj_num(r, n, f->key, NULL, -1000, INT_MAX, &v))
+		return sj_fail(r, n, "%s must be an integer, \"any\", \"proc_null\" or \"root\"",
+			       f->name);
+	if (n && sj_num(r, n, f->name, -1000, INT_MAX, &v))
 		return -MD_E_INPUT;
 	*p = (int)v;
 	return 0;
@@ -197,8 +190,7 @@ static const struct sj_field rec_fields[] = {
 	SJ_FIELD("kind", SJ_ENUM, kind, .sub = snap_track_kind_names,
 		 .def = SNAP_TRACK_POST),
 	SJ_FIELD("call", SJ_STR, call),
-	SJ_FIELD("comm", SJ_INT, comm, .min = -1, .max = SJ_LAST_COMM,
-		 .def = -1),
+	SJ_INDEX("comm", comm, SJ_LAST_COMM),
 	SJ_FIELD("peer", SJ_FN, peer, .fn = track_num),
 	SJ_FIELD("tag", SJ_FN, tag, .fn = track_num),
 	SJ_FIELD("count", SJ_INT, count, .min = INT_MIN, .max = INT_MAX),
@@ -261,52 +253,29 @@ static const struct sj_field rank_fields[] = {
 };
 #undef SJ_T
 
-/* The rank's number: the next one, after all communicators. */
+/* The rank's number: after all communicators, in order, each once (a
+ * whole snapshot has them all). */
 static int rank_number(struct snapread *r, const struct sj_node *n, int *idx)
 {
 	int64_t v;
 
-	if (sj_num(r, n, "rank", NULL, 0, INT_MAX, &v))
+	if (sj_num(r, n, "\"rank\"", 0, r->nranks - 1, &v))
 		return -MD_E_INPUT;
 	*idx = (int)v;
 	if (r->comms_read != r->ncomms)
 		return sj_fail(r, n, "rank %d comes after %d communicator lines, the header says %d",
 			       *idx, r->comms_read, r->ncomms);
-	if (*idx >= r->nranks)
-		return sj_fail(r, n, "rank %d is out of range (%d ranks in the header)",
-			       *idx, r->nranks);
-	if (r->held >= 0 && r->ranks_read >= r->held)
+	if (r->next_rank < 0)
+		r->next_rank = *idx;
+	if (r->held < 0 ? *idx != r->next_rank : *idx < r->next_rank)
+		return sj_fail(r, n, "rank %d comes where rank %d%s was expected: ranks must be in order, each once",
+			       *idx, r->next_rank,
+			       r->held < 0 ? "" : " or a later one");
+	if (r->ranks_read == r->s->nranks)
 		return sj_fail(r, n, "rank %d is one more than the %d the header says the part holds",
-			       *idx, r->held);
-	/* A partial snapshot holds some ranks, in order. */
-	if (r->held >= 0 && *idx <= r->last_rank)
-		return sj_fail(r, n, "rank %d comes after rank %d: ranks must be in order, each once",
-			       *idx, r->last_rank);
-	r->last_rank = *idx;
-	if (r->ranks_read < 0)	/* a worker's first rank */
-		r->first_rank = r->ranks_read = *idx;
-	if (r->held < 0 && *idx != r->ranks_read)
-		return sj_fail(r, n, "rank %d comes where rank %d was expected: ranks must be in order, each once",
-			       *idx, r->ranks_read);
+			       *idx, r->s->nranks);
+	r->next_rank = *idx + 1;
 	return 0;
-}
-
-/* Room for rank idx: all at once from a file, whose size bounded the
- * header's nranks; from a pipe it grows by doubling, so a header that
- * lies costs nothing until the rank lines are there. */
-void snapread_reserve(struct snapread *r, int idx)
-{
-	int most = r->held >= 0 ? r->held : r->nranks;
-	long long cap = r->held >= 0 || r->size >= 0 ? most : r->ranks_cap;
-
-	if (idx < r->ranks_cap)
-		return;
-	while (cap <= idx)
-		cap = cap ? 2 * cap : 64;
-	if (cap > most)
-		cap = most;
-	r->s->ranks = xrealloc(r->s->ranks, (size_t)cap * sizeof(*r->s->ranks));
-	r->ranks_cap = (int)cap;
 }
 
 int snapread_rank(struct snapread *r, const struct sj_node *o)
@@ -316,16 +285,12 @@ int snapread_rank(struct snapread *r, const struct sj_node *o)
 
 	if (rank_number(r, sj_get(o, "rank"), &idx))
 		return -MD_E_INPUT;
-	snapread_reserve(r, r->ranks_read);
-	k = memset(&r->s->ranks[r->ranks_read], 0, sizeof(*k));
+	/* A partial snapshot's ranks are packed, a whole one's at their
+	 * numbers (a worker's first is not its first line). */
+	k = &r->s->ranks[r->held < 0 ? idx : r->ranks_read];
 	k->rank = idx;
 	k->pooled = true;
-	/* Counted now so that snap_free releases a half-read rank. */
-	if (!r->worker)
-		r->s->nranks = r->ranks_read + 1;
-	r->at_rank = idx;
-	if (sj_fields(r, o, rank_fields, k))
-		return -MD_E_INPUT;
 	r->ranks_read++;
-	return 0;
+	r->at_rank = idx;
+	return sj_fields(r, o, rank_fields, k);
 }

@@ -429,7 +429,7 @@ static struct bad_case bad_cases[] = {
 	  "{\"rank\":0}\n"
 	  "{\"comm\":1}\n"
 	  "",
-	  "mpi-deadlock: t.jsonl:4:2: communicator 1 comes after the rank lines\n" },
+	  "mpi-deadlock: t.jsonl:4:2: a communicator line comes after the rank lines\n" },
 	{ "commorder",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":2}\n"
 	  "{\"comm\":1}\n"
@@ -486,6 +486,18 @@ static struct bad_case bad_cases[] = {
 	  "{\"comm\":0,\"size\":2,\"group\":\"0-1,\"}\n"
 	  "",
 	  "mpi-deadlock: t.jsonl:2:20: communicator 0: \"group\" \"0-1,\" is not a list of rank ranges like \"0-3,8\" (at \",\")\n" },
+	{ "heldmore",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":4,\"ncomms\":0,\"held\":1}\n"
+	  "{\"rank\":0}\n"
+	  "{\"rank\":2}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:2: rank 2 is one more than the 1 the header says the part holds\n" },
+	{ "heldorder",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":4,\"ncomms\":0,\"held\":2}\n"
+	  "{\"rank\":2}\n"
+	  "{\"rank\":1}\n"
+	  "",
+	  "mpi-deadlock: t.jsonl:3:2: rank 1 comes where rank 3 or a later one was expected: ranks must be in order, each once\n" },
 	{ "hexdigit",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
 	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
@@ -603,7 +615,7 @@ static struct bad_case bad_cases[] = {
 	  "{\"rank\":0}\n"
 	  "{\"rank\":5}\n"
 	  "",
-	  "mpi-deadlock: t.jsonl:4:2: rank 5 is out of range (2 ranks in the header)\n" },
+	  "mpi-deadlock: t.jsonl:4:2: \"rank\" 5 is out of range (0..1)\n" },
 	{ "second",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
@@ -683,13 +695,13 @@ ParameterizedTest(int *i, snapio, rejects_bad_input_with_one_located_error,
 	cr_assert_stderr_eq_str(c->error, "%s", c->what);
 }
 
-/* Lines longer than the reader's 64 KiB buffer for what is not a
- * regular file (read_string: a memory stream) and a last line without
- * '\n' read; an empty input is refused. */
+/* What is not a regular file (read_string: a memory stream) is read
+ * whole into a mapping of 1 MiB that grows: lines longer than that and
+ * a last line without '\n' read; an empty input is refused. */
 Test(snapio, reads_lines_longer_than_its_buffer_and_a_last_line_without_newline,
      .init = cr_redirect_stderr)
 {
-	size_t big = 300 * 1024;
+	size_t big = 1536 * 1024;
 	char *note = xmalloc(big + 1), *text;
 	struct snap *s = NULL;
 	FILE *f;
@@ -718,7 +730,9 @@ Test(snapio, reads_lines_longer_than_its_buffer_and_a_last_line_without_newline,
 				"snapshot header\n");
 }
 
-Test(snapio, header_count_larger_than_a_pipe_gives_truncated_not_oom,
+/* A pipe is read whole before its lines: its size bounds the header's
+ * counts too. */
+Test(snapio, header_count_larger_than_a_pipe_is_refused_before_allocating,
      .init = cr_redirect_stderr)
 {
 	struct snap *s;
@@ -728,8 +742,10 @@ Test(snapio, header_count_larger_than_a_pipe_gives_truncated_not_oom,
 				 "\"ncomms\":0}\n{\"rank\":0}\n", &s),
 		     -MD_E_INPUT);
 	fflush(stderr);
-	cr_assert_stderr_eq_str("mpi-deadlock: t.jsonl:3:1: truncated: 1 of "
-				"60000000 rank lines\n");
+	cr_assert_stderr_eq_str("mpi-deadlock: t.jsonl:1:47: 60000000 ranks "
+				"and 0 communicators cannot fit in the 87 "
+				"bytes of the file: truncated or "
+				"inconsistent\n");
 }
 
 /*
