@@ -14,6 +14,7 @@
 # on both loops.
 #
 #   scripts/bench-track.sh BUILD_DIR [RUNS [ROUNDS MSG_ITERS ALLREDUCE_ITERS]]
+#   (RUNS: 7 by default; single jobs spread about a point)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
