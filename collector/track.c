@@ -481,8 +481,10 @@ static const struct mdt_post *orphan_post(const struct trk_ctx *x,
 
 		if (!is_p2p(call) || !args_match(tb, call, p->peer, p->tag, op))
 			continue;
-		c = comm_index(x, r, p->comm);
-		if (c >= 0 && op->comm >= 0 && c != op->comm)
+		/* The handle's communicator is read only where it can
+		 * rule the record out. */
+		if (op->comm >= 0 && (c = comm_index(x, r, p->comm)) >= 0 &&
+		    c != op->comm)
 			continue;
 		if (found && !same_site(found->site, p->site))
 			return NULL;
