@@ -398,6 +398,8 @@ void snap_copy_rank(struct snap *dst, const struct snap *src, int rank);
 int snap_merge_part(struct snap *dst, struct snap *part);
 
 /* Names used in the file format and in reports. */
+/* names[i] of a NULL-ended list, or "?" for a value past it. */
+const char *snap_name_of(const char *const *names, unsigned i);
 const char *snap_state_name(enum snap_rank_state st);
 const char *snap_progress_name(enum snap_progress p);
 const char *snap_op_kind_name(enum snap_op_kind k);

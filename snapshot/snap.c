@@ -484,8 +484,7 @@ const char *const snap_track_kind_names[] = {
 };
 NAMES_END(snap_track_kind_names, SNAP_TRACK_KIND_LAST);
 
-/* names[i], or "?" for a value past the list. */
-static const char *name_of(const char *const *names, unsigned i)
+const char *snap_name_of(const char *const *names, unsigned i)
 {
 	for (unsigned k = 0; names[k]; k++)
 		if (k == i)
@@ -495,35 +494,35 @@ static const char *name_of(const char *const *names, unsigned i)
 
 const char *snap_state_name(enum snap_rank_state st)
 {
-	return name_of(snap_state_names, st);
+	return snap_name_of(snap_state_names, st);
 }
 
 const char *snap_progress_name(enum snap_progress p)
 {
-	return name_of(snap_progress_names, p);
+	return snap_name_of(snap_progress_names, p);
 }
 
 const char *snap_op_kind_name(enum snap_op_kind k)
 {
-	return name_of(snap_op_kind_names, k);
+	return snap_name_of(snap_op_kind_names, k);
 }
 
 const char *snap_status_name(enum snap_op_status st)
 {
-	return name_of(snap_status_names, st);
+	return snap_name_of(snap_status_names, st);
 }
 
 const char *snap_source_name(enum snap_op_source src)
 {
-	return name_of(snap_source_names, src);
+	return snap_name_of(snap_source_names, src);
 }
 
 const char *snap_topo_name(enum snap_topo t)
 {
-	return name_of(snap_topo_names, t);
+	return snap_name_of(snap_topo_names, t);
 }
 
 const char *snap_track_kind_name(enum snap_track_kind k)
 {
-	return name_of(snap_track_kind_names, k);
+	return snap_name_of(snap_track_kind_names, k);
 }

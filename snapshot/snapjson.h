@@ -1,7 +1,7 @@
 /*
  * snapjson.h - private to the snapshot reader: a line of JSON parsed by
- * yajl into a flat array of nodes, and tables of fields (struct
- * sj_field) that say how an object's keys go into a struct.
+ * yajl into a flat array of nodes, read into structs by the tables of
+ * snapformat.h.
  *
  * Nothing is allocated per value: a line's nodes and strings live in
  * arrays reused from line to line, valid until the next line.  Keys no
@@ -21,6 +21,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "snap.h"
+#include "snapformat.h"
 
 enum sj_type { SJV_NULL, SJV_BOOL, SJV_NUM, SJV_STR, SJV_ARR, SJV_OBJ };
 
@@ -109,61 +110,6 @@ int sj_num(struct snapread *r, const struct sj_node *n, const char *what,
 	   int64_t min, int64_t max, int64_t *out);
 /* A string node interned in r->s. */
 const char *sj_intern(struct snapread *r, const struct sj_node *n);
-
-enum sj_kind {
-	SJ_INT,		/* int in min..max, def if absent */
-	SJ_I64,		/* int64_t */
-	SJ_U64,		/* uint64_t */
-	SJ_STR,		/* const char *, interned; NULL if absent */
-	SJ_BOOL,
-	SJ_ADDR,	/* uint64_t from "0x..." */
-	SJ_ENUM,	/* int: index in sub's names (NULL-ended), def if absent */
-	SJ_SUB,		/* an object whose fields (sub) go in the struct;
-			 * count: offset of a bool set if present, or 0 */
-	SJ_LIST,	/* an array of at most max objects (fields sub, of
-			 * size bytes) in the pool: a pointer at off, their
-			 * count at count; each needs the key need, if set,
-			 * and passes fn (NULL: no check) */
-	SJ_FN,		/* fn reads it (n NULL if absent) into base */
-};
-
-/* Maxima the header and the fields read before set. */
-#define SJ_NRANKS (INT64_MAX - 1)	/* nranks */
-#define SJ_LAST_RANK (INT64_MAX - 2)	/* nranks - 1 */
-#define SJ_LAST_COMM (INT64_MAX - 3)	/* ncomms - 1 */
-#define SJ_LAST_FRAME (INT64_MAX - 4)	/* a snap_thread's nframes - 1 */
-#define SJ_LAST_PEER (INT64_MAX - 5)	/* a snap_op's comm's last peer */
-
-/* A key of an object.  A table, of at most SJ_MAX_FIELDS, ends with a
- * NULL key; its fields are read in its order. */
-#define SJ_MAX_FIELDS 32
-struct sj_field {
-	const char *key;
-	size_t klen;
-	const char *name;	/* the key in quotes, for messages */
-	enum sj_kind kind;
-	size_t off;		/* of the value in the struct */
-	int64_t min, max;
-	int def;
-	const void *sub;
-	size_t size, count;
-	const char *need;
-	bool at_op;		/* SJ_LIST: messages say "op N: " */
-	int (*fn)(struct snapread *r, const struct sj_field *f,
-		  const struct sj_node *n, void *base);
-};
-
-/* A field of the struct SJ_T (defined before each table), an object
- * read into the same struct, a key read by a function. */
-#define SJ_KEY(k) .key = k, .klen = sizeof(k) - 1, .name = "\"" k "\""
-#define SJ_FIELD(k, kd, field, ...) \
-	{ SJ_KEY(k), .kind = kd, .off = offsetof(SJ_T, field), __VA_ARGS__ }
-#define SJ_OBJ(k, fields, ...) \
-	{ SJ_KEY(k), .kind = SJ_SUB, .sub = fields, __VA_ARGS__ }
-#define SJ_CALL(k, f) { SJ_KEY(k), .kind = SJ_FN, .fn = f }
-/* An int that is an index up to last, or -1 (none, the default). */
-#define SJ_INDEX(k, field, last) \
-	SJ_FIELD(k, SJ_INT, field, .min = -1, .max = last, .def = -1)
 
 /* Read o's fields (o NULL: all defaults) into the struct at base. */
 int sj_fields(struct snapread *r, const struct sj_node *o,

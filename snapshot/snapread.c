@@ -30,23 +30,6 @@
 /* The shortest possible rank or communicator line, `{"rank":0}`. */
 #define RD_MIN_LINE 10
 
-#define SJ_T struct snap
-static const struct sj_field header_fields[] = {
-	SJ_FIELD("time", SJ_I64, time),
-	SJ_FIELD("tool", SJ_STR, tool),
-	SJ_FIELD("host", SJ_STR, host),
-	SJ_FIELD("starter", SJ_STR, starter),
-	SJ_FIELD("mpi", SJ_STR, mpi),
-	SJ_FIELD("implementation", SJ_STR, impl),
-	SJ_FIELD("dll", SJ_STR, dll),
-	SJ_FIELD("types", SJ_STR, types),
-	SJ_FIELD("starter_pid", SJ_INT, starter_pid, .max = INT_MAX),
-	SJ_FIELD("looks", SJ_INT, looks, .max = INT_MAX),
-	SJ_FIELD("interval_ms", SJ_INT, interval_ms, .max = INT_MAX),
-	{ NULL },
-};
-#undef SJ_T
-
 /* nranks and ncomms size the allocations: checked against the input
  * before anything is allocated. */
 #define SJ_T struct snapread
@@ -77,7 +60,7 @@ static int read_header(struct snapread *r, const struct sj_node *o)
 	if (!sj_get(o, "nranks") || !sj_get(o, "ncomms"))
 		return sj_fail(r, NULL, "the header has no \"%s\"",
 			       sj_get(o, "nranks") ? "ncomms" : "nranks");
-	if (sj_fields(r, o, header_fields, r->s) ||
+	if (sj_fields(r, o, snap_header_fields, r->s) ||
 	    sj_fields(r, o, count_fields, r))
 		return -MD_E_INPUT;
 	most = r->held >= 0 ? r->held : r->nranks;

@@ -1,8 +1,7 @@
 /*
- * snapread_rank.c - the snapshot reader's rank lines: tables of the
- * fields of a rank, its ops, threads, frames and libmdtrack.so records
- * (snapjson.h), in the order snapwrite.c writes them, and the checks
- * between fields.  A new field is one line here and one in snapwrite.c.
+ * snapread_rank.c - the snapshot reader's rank lines: the rank's
+ * number, the keys of their own shape (snapformat.h) and the checks
+ * between fields.
  */
 #include "snap.h"
 
@@ -13,13 +12,9 @@
 #include "md.h"
 #include "snapjson.h"
 
-_Static_assert(sizeof(enum snap_op_kind) == sizeof(int) &&
-		       sizeof(enum snap_rank_state) == sizeof(int),
-	       "SJ_ENUM stores an int");
-
 /* Each [comm, local rank] pair must be a real place in the
  * communicator's group. */
-static int read_members(struct snapread *r, const struct sj_field *f,
+int sr_members(struct snapread *r, const struct sj_field *f,
 			const struct sj_node *a, void *base)
 {
 	struct snap_rank *k = base;
@@ -53,7 +48,7 @@ static int read_members(struct snapread *r, const struct sj_field *f,
 	return 0;
 }
 
-static int read_queues(struct snapread *r, const struct sj_field *f,
+int sr_queues(struct snapread *r, const struct sj_field *f,
 		       const struct sj_node *v, void *base)
 {
 	struct snap_rank *k = base;
@@ -70,7 +65,7 @@ static int read_queues(struct snapread *r, const struct sj_field *f,
 	return 0;
 }
 
-static int read_extra(struct snapread *r, const struct sj_field *f,
+int sr_extra(struct snapread *r, const struct sj_field *f,
 		      const struct sj_node *a, void *base)
 {
 	struct snap_op *op = base;
@@ -89,7 +84,7 @@ static int read_extra(struct snapread *r, const struct sj_field *f,
 
 /* peer_global must be the peer's global rank, where the group is known
  * (the table checked peer against the communicator's size). */
-static int check_op(struct snapread *r, const struct sj_field *f,
+int sr_check_op(struct snapread *r, const struct sj_field *f,
 		    const struct sj_node *o, void *entry)
 {
 	struct snap_op *op = entry;
@@ -103,76 +98,16 @@ static int check_op(struct snapread *r, const struct sj_field *f,
 		       op->peer_global, op->peer_local, op->comm, peer);
 }
 
-#define SJ_T struct snap_op
-static const struct sj_field actual_fields[] = {
-	SJ_INDEX("peer", actual_local, INT_MAX),
-	SJ_INDEX("peer_global", actual_global, SJ_LAST_RANK),
-	SJ_FIELD("tag", SJ_INT, actual_tag, .min = INT_MIN, .max = INT_MAX),
-	SJ_FIELD("length", SJ_U64, actual_length),
-	{ NULL },
-};
-
-static const struct sj_field op_fields[] = {
-	SJ_FIELD("kind", SJ_ENUM, kind, .sub = snap_op_kind_names),
-	SJ_FIELD("status", SJ_ENUM, status, .sub = snap_status_names),
-	SJ_INDEX("comm", comm, SJ_LAST_COMM),
-	SJ_INDEX("peer", peer_local, SJ_LAST_PEER),
-	SJ_INDEX("peer_global", peer_global, SJ_LAST_RANK),
-	SJ_FIELD("tag", SJ_INT, tag, .min = INT_MIN, .max = INT_MAX),
-	SJ_FIELD("any_tag", SJ_BOOL, any_tag),
-	SJ_FIELD("length", SJ_U64, length),
-	SJ_FIELD("buffer", SJ_ADDR, buffer),
-	SJ_FIELD("system_buffer", SJ_BOOL, system_buffer),
-	SJ_OBJ("actual", actual_fields),
-	SJ_FIELD("request", SJ_ADDR, request),
-	SJ_FIELD("corrected", SJ_BOOL, status_corrected),
-	SJ_CALL("extra", read_extra),
-	SJ_FIELD("source", SJ_ENUM, source, .sub = snap_source_names),
-	SJ_FIELD("type", SJ_STR, req_type),
-	SJ_FIELD("datatype", SJ_STR, datatype),
-	SJ_FIELD("count", SJ_U64, count),
-	SJ_FIELD("seq", SJ_U64, sequence),
-	{ NULL },
-};
-#undef SJ_T
-
-#define SJ_T struct snap_frame
-static const struct sj_field frame_fields[] = {
-	SJ_FIELD("pc", SJ_ADDR, pc),
-	SJ_FIELD("func", SJ_STR, func),
-	SJ_FIELD("object", SJ_STR, object),
-	SJ_FIELD("file", SJ_STR, file),
-	SJ_FIELD("line", SJ_INT, line, .max = INT_MAX),
-	{ NULL },
-};
-#undef SJ_T
-
-/* Frame numbers are indexes into the frames, read before them. */
-#define SJ_T struct snap_thread
-static const struct sj_field thread_fields[] = {
-	SJ_FIELD("tid", SJ_INT, tid, .max = INT_MAX),
-	SJ_FIELD("call", SJ_STR, mpi_call),
-	SJ_FIELD("progress_thread", SJ_BOOL, progress_thread),
-	SJ_FIELD("frames", SJ_LIST, frames, .sub = frame_fields, .max = 1 << 20,
-		 .size = sizeof(struct snap_frame),
-		 .count = offsetof(SJ_T, nframes)),
-	SJ_INDEX("mpi_frame", mpi_frame, SJ_LAST_FRAME),
-	SJ_INDEX("user_frame", user_frame, SJ_LAST_FRAME),
-	{ NULL },
-};
-#undef SJ_T
-
 /* A peer or tag of a track record: an int, or the names snapwrite.c
  * gives the special values (SNAP_TRACK_ANY and the two after it). */
-static int track_num(struct snapread *r, const struct sj_field *f,
+int sr_track_num(struct snapread *r, const struct sj_field *f,
 		     const struct sj_node *n, void *base)
 {
-	static const char *const names[] = { "any", "proc_null", "root" };
 	int *p = (int *)((char *)base + f->off);
 	int64_t v = SNAP_TRACK_NONE;
 
 	for (int i = 0; n && n->type == SJV_STR && i < 3; i++)
-		if (!strcmp(n->s, names[i])) {
+		if (!strcmp(n->s, snap_track_specials[i])) {
 			*p = SNAP_TRACK_ANY + i;
 			return 0;
 		}
@@ -184,74 +119,6 @@ static int track_num(struct snapread *r, const struct sj_field *f,
 	*p = (int)v;
 	return 0;
 }
-
-#define SJ_T struct snap_track_rec
-static const struct sj_field rec_fields[] = {
-	SJ_FIELD("kind", SJ_ENUM, kind, .sub = snap_track_kind_names,
-		 .def = SNAP_TRACK_POST),
-	SJ_FIELD("call", SJ_STR, call),
-	SJ_INDEX("comm", comm, SJ_LAST_COMM),
-	SJ_FIELD("peer", SJ_FN, peer, .fn = track_num),
-	SJ_FIELD("tag", SJ_FN, tag, .fn = track_num),
-	SJ_FIELD("count", SJ_INT, count, .min = INT_MIN, .max = INT_MAX),
-	SJ_FIELD("line", SJ_INT, line, .max = INT_MAX),
-	SJ_FIELD("seq", SJ_U64, seq),
-	SJ_FIELD("ncalls", SJ_U64, ncalls),
-	SJ_FIELD("request", SJ_ADDR, request),
-	SJ_FIELD("comm_handle", SJ_ADDR, comm_handle),
-	SJ_FIELD("datatype", SJ_ADDR, datatype),
-	SJ_FIELD("op", SJ_ADDR, op),
-	SJ_FIELD("ret", SJ_ADDR, ret),
-	SJ_FIELD("comm_name", SJ_STR, comm_name),
-	SJ_FIELD("datatype_name", SJ_STR, datatype_name),
-	SJ_FIELD("op_name", SJ_STR, op_name),
-	SJ_FIELD("func", SJ_STR, func),
-	SJ_FIELD("file", SJ_STR, file),
-	{ NULL },
-};
-#undef SJ_T
-
-#define SJ_T struct snap_rank
-/* libmdtrack.so's records (doc/snapshot-format.md). */
-static const struct sj_field track_fields[] = {
-	SJ_FIELD("dropped", SJ_U64, track_dropped),
-	SJ_FIELD("recs", SJ_LIST, track, .sub = rec_fields, .max = 1 << 20,
-		 .size = sizeof(struct snap_track_rec),
-		 .count = offsetof(SJ_T, ntrack), .need = "call"),
-	{ NULL },
-};
-
-static const struct sj_field site_fields[] = {
-	SJ_FIELD("func", SJ_STR, call_func),
-	SJ_FIELD("file", SJ_STR, call_file),
-	SJ_FIELD("line", SJ_INT, call_line, .max = INT_MAX),
-	{ NULL },
-};
-
-static const struct sj_field rank_fields[] = {
-	SJ_FIELD("pid", SJ_INT, pid, .max = INT_MAX),
-	SJ_FIELD("host", SJ_STR, host),
-	SJ_FIELD("exe", SJ_STR, exe),
-	SJ_FIELD("collected_on", SJ_STR, collected_on),
-	SJ_FIELD("state", SJ_ENUM, state, .sub = snap_state_names),
-	SJ_FIELD("progress", SJ_ENUM, progress, .sub = snap_progress_names),
-	SJ_FIELD("call", SJ_STR, mpi_call),
-	SJ_OBJ("site", site_fields),
-	SJ_CALL("members", read_members),
-	SJ_FIELD("unexpected", SJ_BOOL, unexpected_available),
-	SJ_FIELD("ob1", SJ_BOOL, ob1),
-	SJ_CALL("queues", read_queues),
-	SJ_FIELD("ops", SJ_LIST, ops, .sub = op_fields, .max = 1 << 24,
-		 .size = sizeof(struct snap_op), .count = offsetof(SJ_T, nops),
-		 .need = "kind", .at_op = true, .fn = check_op),
-	SJ_FIELD("threads", SJ_LIST, threads, .sub = thread_fields,
-		 .max = 1 << 20, .size = sizeof(struct snap_thread),
-		 .count = offsetof(SJ_T, nthreads)),
-	SJ_OBJ("track", track_fields, .count = offsetof(SJ_T, tracked)),
-	SJ_FIELD("reason", SJ_STR, reason),
-	{ NULL },
-};
-#undef SJ_T
 
 /* The rank's number: after all communicators, in order, each once (a
  * whole snapshot has them all). */
@@ -292,5 +159,5 @@ int snapread_rank(struct snapread *r, const struct sj_node *o)
 	k->pooled = true;
 	r->ranks_read++;
 	r->at_rank = idx;
-	return sj_fields(r, o, rank_fields, k);
+	return sj_fields(r, o, snap_rank_fields, k);
 }

@@ -16,6 +16,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "md.h"
+#include "snapformat.h"
 
 typedef yajl_gen jgen;
 
@@ -144,22 +145,159 @@ static void put_line(jgen g, FILE *f)
 	yajl_gen_reset(g, NULL);
 }
 
+/* Whether the field at base is at its default, which the reader gives
+ * back for an absent key. */
+static bool at_default(const struct sj_field *f, const void *base)
+{
+	const char *p = (const char *)base + f->off;
+
+	switch (f->kind) {
+	case SJ_INT:
+	case SJ_ENUM:
+		return *(const int *)p == f->def;
+	case SJ_I64:
+	case SJ_U64:
+	case SJ_ADDR:
+		return *(const uint64_t *)p == 0;
+	case SJ_STR:
+		return !*(const char *const *)p;
+	case SJ_BOOL:
+		return !*(const bool *)p;
+	case SJ_SUB:
+		if (f->count)
+			return !*(const bool *)((const char *)base + f->count);
+		for (const struct sj_field *k = f->sub; k->key; k++)
+			if (!at_default(k, base))
+				return false;
+		return true;
+	case SJ_LIST:
+		return !*(const int *)((const char *)base + f->count);
+	case SJ_FN:
+		break;
+	}
+	return false;
+}
+
+static void write_fields(jgen g, const struct sj_field *f, const void *base);
+
+/* An array of objects, one per entry. */
+static void write_list(jgen g, const struct sj_field *f, const void *base)
+{
+	const char *e = *(const char *const *)((const char *)base + f->off);
+	int n = *(const int *)((const char *)base + f->count);
+
+	open_array(g, f->key);
+	for (int i = 0; i < n; i++, e += f->size) {
+		yajl_gen_map_open(g);
+		write_fields(g, f->sub, e);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+/* The keys of a table (snapformat.c) not at their default. */
+static void write_fields(jgen g, const struct sj_field *f, const void *base)
+{
+	for (; f->key; f++) {
+		const char *p = (const char *)base + f->off;
+
+		if (!f->always && at_default(f, base))
+			continue;
+		switch (f->kind) {
+		case SJ_INT:
+			add_int(g, f->key, *(const int *)p);
+			break;
+		case SJ_I64:
+			add_int(g, f->key, *(const int64_t *)p);
+			break;
+		case SJ_U64:
+			add_u64(g, f->key, *(const uint64_t *)p);
+			break;
+		case SJ_STR:
+			add_str(g, f->key, *(const char *const *)p);
+			break;
+		case SJ_BOOL:
+			add_true(g, f->key, *(const bool *)p);
+			break;
+		case SJ_ADDR:
+			add_addr(g, f->key, *(const uint64_t *)p);
+			break;
+		case SJ_ENUM:
+			add_str(g, f->key, snap_name_of(f->sub, *(const int *)p));
+			break;
+		case SJ_SUB:
+			open_map(g, f->key);
+			write_fields(g, f->sub, base);
+			yajl_gen_map_close(g);
+			break;
+		case SJ_LIST:
+			write_list(g, f, base);
+			break;
+		case SJ_FN:
+			f->put(g, f, base);
+			break;
+		}
+	}
+}
+
+/* Each [comm, local rank] of the rank. */
+void sw_members(jgen g, const struct sj_field *f, const void *base)
+{
+	const struct snap_rank *r = base;
+
+	if (r->nmembers <= 0)
+		return;
+	open_array(g, f->key);
+	for (int i = 0; i < r->nmembers; i++) {
+		yajl_gen_array_open(g);
+		yajl_gen_integer(g, r->members[i].comm);
+		yajl_gen_integer(g, r->members[i].local_rank);
+		yajl_gen_array_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+/* Absent: "ok". */
+void sw_queues(jgen g, const struct sj_field *f, const void *base)
+{
+	const struct snap_rank *r = base;
+
+	if (r->queues != SNAP_QUEUES_NONE)
+		return;
+	open_map(g, f->key);
+	add_str(g, "none", r->queues_reason ? r->queues_reason : "");
+	yajl_gen_map_close(g);
+}
+
+void sw_extra(jgen g, const struct sj_field *f, const void *base)
+{
+	const struct snap_op *op = base;
+
+	if (op->nextra <= 0)
+		return;
+	open_array(g, f->key);
+	for (int i = 0; i < op->nextra && i < 5; i++)
+		put_str(g, op->extra[i] ? op->extra[i] : "");
+	yajl_gen_array_close(g);
+}
+
+/* SNAP_TRACK_NONE is absent; the special values go by name. */
+void sw_track_num(jgen g, const struct sj_field *f, const void *base)
+{
+	int v = *(const int *)((const char *)base + f->off);
+
+	if (v >= SNAP_TRACK_ANY && v < SNAP_TRACK_ANY + 3)
+		add_str(g, f->key, snap_track_specials[v - SNAP_TRACK_ANY]);
+	else if (v != SNAP_TRACK_NONE)
+		add_int(g, f->key, v);
+}
+
 static void write_header(jgen g, const struct snap *s, FILE *f)
 {
 	yajl_gen_map_open(g);
 	add_str(g, "format", SNAP_FORMAT);
 	add_int(g, "version", SNAP_VERSION);
-	add_int(g, "time", s->time);
-	add_str(g, "tool", s->tool);
-	add_str(g, "host", s->host);
-	add_int(g, "starter_pid", s->starter_pid);
-	add_str(g, "starter", s->starter);
-	add_str(g, "mpi", s->mpi);
-	add_str(g, "implementation", s->impl);
-	add_str(g, "dll", s->dll);
-	add_str(g, "types", s->types);
-	add_int(g, "looks", s->looks);
-	add_int(g, "interval_ms", s->interval_ms);
+	write_fields(g, snap_header_fields, s);
 	add_int(g, "nranks", s->job_nranks ? s->job_nranks : s->nranks);
 	if (s->job_nranks)
 		add_int(g, "held", s->nranks);
@@ -279,205 +417,12 @@ static void write_comm(jgen g, const struct snap_comm *c, int idx, FILE *f)
 	put_line(g, f);
 }
 
-static void write_op(jgen g, const struct snap_op *op)
-{
-	yajl_gen_map_open(g);
-	add_str(g, "kind", snap_op_kind_name(op->kind));
-	if (op->status != SNAP_ST_PENDING)
-		add_str(g, "status", snap_status_name(op->status));
-	if (op->comm >= 0)
-		add_int(g, "comm", op->comm);
-	add_int(g, "peer", op->peer_local);
-	add_int(g, "peer_global", op->peer_global);
-	if (op->any_tag)
-		add_true(g, "any_tag", true);
-	else
-		add_int(g, "tag", op->tag);
-	if (op->length)
-		add_u64(g, "length", op->length);
-	add_addr(g, "buffer", op->buffer);
-	add_true(g, "system_buffer", op->system_buffer);
-	if (op->status >= SNAP_ST_MATCHED || op->kind == SNAP_OP_SEND) {
-		open_map(g, "actual");
-		add_int(g, "peer", op->actual_local);
-		add_int(g, "peer_global", op->actual_global);
-		add_int(g, "tag", op->actual_tag);
-		add_u64(g, "length", op->actual_length);
-		yajl_gen_map_close(g);
-	}
-	add_addr(g, "request", op->request);
-	add_true(g, "corrected", op->status_corrected);
-	if (op->source != SNAP_SRC_DLL)
-		add_str(g, "source", snap_source_name(op->source));
-	add_str(g, "type", op->req_type);
-	add_str(g, "datatype", op->datatype);
-	/* MPICH's DLL gives a count without its datatype. */
-	if (op->datatype || op->count)
-		add_u64(g, "count", op->count);
-	if (op->sequence)
-		add_u64(g, "seq", op->sequence);
-	if (op->nextra > 0) {
-		open_array(g, "extra");
-		for (int i = 0; i < op->nextra && i < 5; i++)
-			put_str(g, op->extra[i] ? op->extra[i] : "");
-		yajl_gen_array_close(g);
-	}
-	yajl_gen_map_close(g);
-}
-
-static void write_frame(jgen g, const struct snap_frame *fr)
-{
-	yajl_gen_map_open(g);
-	add_addr(g, "pc", fr->pc);
-	add_str(g, "func", fr->func);
-	add_str(g, "object", fr->object);
-	add_str(g, "file", fr->file);
-	if (fr->line)
-		add_int(g, "line", fr->line);
-	yajl_gen_map_close(g);
-}
-
-static void write_thread(jgen g, const struct snap_thread *t)
-{
-	yajl_gen_map_open(g);
-	add_int(g, "tid", t->tid);
-	add_str(g, "call", t->mpi_call);
-	if (t->mpi_frame != -1)
-		add_int(g, "mpi_frame", t->mpi_frame);
-	if (t->user_frame != -1)
-		add_int(g, "user_frame", t->user_frame);
-	add_true(g, "progress_thread", t->progress_thread);
-	open_array(g, "frames");
-	for (int i = 0; i < t->nframes; i++)
-		write_frame(g, &t->frames[i]);
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-}
-
-static void write_site(jgen g, const struct snap_rank *r)
-{
-	if (!r->call_func && !r->call_file && !r->call_line)
-		return;
-	open_map(g, "site");
-	add_str(g, "func", r->call_func);
-	add_str(g, "file", r->call_file);
-	if (r->call_line)
-		add_int(g, "line", r->call_line);
-	yajl_gen_map_close(g);
-}
-
-/* A number of the track format: SNAP_TRACK_* values by name. */
-static void add_track_int(jgen g, const char *key, int v)
-{
-	if (v == SNAP_TRACK_NONE)
-		return;
-	if (v == SNAP_TRACK_ANY)
-		add_str(g, key, "any");
-	else if (v == SNAP_TRACK_PROC_NULL)
-		add_str(g, key, "proc_null");
-	else if (v == SNAP_TRACK_ROOT)
-		add_str(g, key, "root");
-	else
-		add_int(g, key, v);
-}
-
-static void write_track_rec(jgen g, const struct snap_track_rec *t)
-{
-	yajl_gen_map_open(g);
-	add_str(g, "kind", snap_track_kind_name(t->kind));
-	add_str(g, "call", t->call);
-	add_u64(g, "seq", t->seq);
-	add_addr(g, "request", t->request);
-	add_addr(g, "comm_handle", t->comm_handle);
-	if (t->comm >= 0)
-		add_int(g, "comm", t->comm);
-	add_str(g, "comm_name", t->comm_name);
-	add_track_int(g, "peer", t->peer);
-	add_track_int(g, "tag", t->tag);
-	if (t->count)
-		add_int(g, "count", t->count);
-	add_addr(g, "datatype", t->datatype);
-	add_str(g, "datatype_name", t->datatype_name);
-	add_addr(g, "op", t->op);
-	add_str(g, "op_name", t->op_name);
-	if (t->ncalls)
-		add_u64(g, "ncalls", t->ncalls);
-	add_addr(g, "ret", t->ret);
-	add_str(g, "func", t->func);
-	add_str(g, "file", t->file);
-	if (t->line)
-		add_int(g, "line", t->line);
-	yajl_gen_map_close(g);
-}
-
-/* libmdtrack.so's records: one object, so a reader that does not know
- * it skips it whole. */
-static void write_track(jgen g, const struct snap_rank *r)
-{
-	if (!r->tracked)
-		return;
-	open_map(g, "track");
-	if (r->track_dropped)
-		add_u64(g, "dropped", r->track_dropped);
-	open_array(g, "recs");
-	for (int i = 0; i < r->ntrack; i++)
-		write_track_rec(g, &r->track[i]);
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-}
-
-static void write_lists(jgen g, const struct snap_rank *r)
-{
-	if (r->nmembers > 0) {
-		open_array(g, "members");
-		for (int i = 0; i < r->nmembers; i++) {
-			yajl_gen_array_open(g);
-			yajl_gen_integer(g, r->members[i].comm);
-			yajl_gen_integer(g, r->members[i].local_rank);
-			yajl_gen_array_close(g);
-		}
-		yajl_gen_array_close(g);
-	}
-	if (r->queues == SNAP_QUEUES_NONE) {
-		open_map(g, "queues");
-		add_str(g, "none", r->queues_reason ? r->queues_reason : "");
-		yajl_gen_map_close(g);
-	}
-	add_true(g, "unexpected", r->unexpected_available);
-	add_true(g, "ob1", r->ob1);
-	if (r->nops > 0) {
-		open_array(g, "ops");
-		for (int i = 0; i < r->nops; i++)
-			write_op(g, &r->ops[i]);
-		yajl_gen_array_close(g);
-	}
-	if (r->nthreads > 0) {
-		open_array(g, "threads");
-		for (int i = 0; i < r->nthreads; i++)
-			write_thread(g, &r->threads[i]);
-		yajl_gen_array_close(g);
-	}
-	write_track(g, r);
-}
-
 static void write_rank(jgen g, const struct snap_rank *r, int idx, FILE *f)
 {
 	yajl_gen_map_open(g);
 	/* The index is the rank: the file says so even if r->rank is off. */
 	add_int(g, "rank", idx);
-	if (r->pid)
-		add_int(g, "pid", r->pid);
-	add_str(g, "host", r->host);
-	add_str(g, "exe", r->exe);
-	add_str(g, "collected_on", r->collected_on);
-	if (r->state != SNAP_RANK_COLLECTED)
-		add_str(g, "state", snap_state_name(r->state));
-	if (r->progress != SNAP_PROGRESS_UNKNOWN)
-		add_str(g, "progress", snap_progress_name(r->progress));
-	add_str(g, "call", r->mpi_call);
-	write_site(g, r);
-	write_lists(g, r);
-	add_str(g, "reason", r->reason);
+	write_fields(g, snap_rank_fields, r);
 	put_line(g, f);
 }
 
