@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,58 +306,6 @@ static void write_header(jgen g, const struct snap *s, FILE *f)
 	put_line(g, f);
 }
 
-/* Characters of "%d" of v: counted, not printed (a group of a million
- * ranks is measured in every snapshot of the job). */
-static size_t digits(int v)
-{
-	unsigned long long u = v < 0 ? -(long long)v : v;
-	size_t n = v < 0 ? 2 : 1;
-
-	while (u >= 10) {
-		u /= 10;
-		n++;
-	}
-	return n;
-}
-
-/* The group as "0-1023,2048-4095", or NULL when the plain array of ints
- * would be as short. */
-static char *group_ranges(const int *g, int n)
-{
-	size_t arr = 2, len = 0, cap = 64;
-	char *out = xmalloc(cap);
-
-	out[0] = '\0';
-	for (int i = 0; i < n; i++)
-		arr += digits(g[i]) + (i > 0);
-	for (int i = 0; i < n;) {
-		int j = i;
-		char buf[32];
-		int k;
-
-		while (j + 1 < n && g[j + 1] == g[j] + 1 && g[j] < INT32_MAX)
-			j++;
-		if (j > i)
-			k = snprintf(buf, sizeof(buf), "%s%d-%d", i ? "," : "",
-				     g[i], g[j]);
-		else
-			k = snprintf(buf, sizeof(buf), "%s%d", i ? "," : "",
-				     g[i]);
-		if (len + (size_t)k + 1 > cap) {
-			cap = 2 * (len + (size_t)k + 1);
-			out = xrealloc(out, cap);
-		}
-		memcpy(out + len, buf, (size_t)k + 1);
-		len += (size_t)k;
-		i = j + 1;
-	}
-	if (len + 2 >= arr) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 /* The topology's neighbours as "1,3;0,2;;1": local ranks, one list per
  * local rank in order, ';' between the lists. */
 static void write_topo(jgen g, const struct snap_comm *c)
@@ -383,21 +332,29 @@ static void write_topo(jgen g, const struct snap_comm *c)
 	free(text);
 }
 
-/* A group as rank ranges ("0-3,8"), or an array where ranges would be
- * longer. */
+/* A group as rank ranges, "0-1023,2048,2050-2051", never longer than
+ * the array of ints. */
 static void write_group(jgen g, const char *key, const int *group, int n)
 {
-	char *ranges = group_ranges(group, n);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
 
-	if (ranges) {
-		add_str(g, key, ranges);
-		free(ranges);
-		return;
+	if (!m) {
+		md_error("open_memstream: out of memory");
+		abort();
 	}
-	open_array(g, key);
-	for (int i = 0; i < n; i++)
-		yajl_gen_integer(g, group[i]);
-	yajl_gen_array_close(g);
+	for (int i = 0, j; i < n; i = j + 1) {
+		for (j = i; j + 1 < n && group[j] < INT_MAX &&
+			    group[j + 1] == group[j] + 1;
+		     j++)
+			;
+		fprintf(m, j > i ? "%s%d-%d" : "%s%d", i ? "," : "", group[i],
+			group[j]);
+	}
+	fclose(m);
+	add_str(g, key, text);
+	free(text);
 }
 
 static void write_comm(jgen g, const struct snap_comm *c, int idx, FILE *f)
