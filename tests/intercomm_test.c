@@ -148,7 +148,7 @@ Test(intercomm, snapshot_keeps_the_remote_group)
 
 	cr_assert_eq(snap_write(s, f), 0);
 	fclose(f);
-	cr_assert_not_null(strstr(buf, "\"remote_size\":2,\"remote\":[2,3]"),
+	cr_assert_not_null(strstr(buf, "\"remote_size\":2,\"remote\":\"2-3\""),
 			   "%s", buf);
 	f = fmemopen(buf, len, "r");
 	cr_assert_eq(snap_read(f, "mem", &back), 0);
