@@ -119,7 +119,7 @@ struct snap_comm {
 	 * ranks, sources and destinations together) of local rank i are
 	 * nbr[nbr_first[i] .. nbr_first[i + 1]).  nbr_first has size + 1
 	 * entries; both NULL when topo is SNAP_TOPO_NONE. */
-	uint8_t topo;		/* enum snap_topo */
+	int topo;		/* enum snap_topo */
 	int *nbr_first;
 	int *nbr;
 	/* An intercommunicator's remote group (global ranks, remote_size of

@@ -403,7 +403,7 @@ void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
 	if (kind == SNAP_TOPO_NONE || !first || c->size <= 0)
 		return;
 	n = (size_t)first[c->size];
-	c->topo = (uint8_t)kind;
+	c->topo = kind;
 	c->nbr_first = xmalloc(((size_t)c->size + 1) * sizeof(int));
 	memcpy(c->nbr_first, first, ((size_t)c->size + 1) * sizeof(int));
 	c->nbr = xmalloc(n * sizeof(int) + 1);

@@ -1,8 +1,6 @@
 /*
- * snapformat.c - the snapshot's header and rank lines, key by key
- * (snapformat.h), in the order they are written.  The communicator
- * lines, whose groups are read into shared storage, are snapread.c's and
- * snapwrite.c's own.
+ * snapformat.c - the snapshot's header, communicator and rank lines,
+ * key by key (snapformat.h), in the order they are written.
  */
 #include "snap.h"
 
@@ -31,6 +29,24 @@ const struct sj_field snap_header_fields[] = {
 	SJ_FIELD("looks", SJ_INT, looks, .max = INT_MAX, .always = true),
 	SJ_FIELD("interval_ms", SJ_INT, interval_ms, .max = INT_MAX,
 		 .always = true),
+	{ NULL },
+};
+#undef SJ_T
+
+/* After "comm", the line's index.  A group's size comes before it; a
+ * "remote" counts only with a "remote_size". */
+#define SJ_T struct snap_comm
+const struct sj_field snap_comm_fields[] = {
+	SJ_FIELD("id", SJ_U64, id, .always = true),
+	SJ_FIELD("name", SJ_STR, name),
+	SJ_FIELD("size", SJ_INT, size, .max = SJ_NRANKS, .always = true),
+	SJ_FIELD("group", SJ_FN, group, .count = offsetof(SJ_T, size),
+		 .fn = sr_group, .put = sw_group),
+	SJ_FIELD("remote_size", SJ_INT, remote_size, .max = SJ_NRANKS),
+	SJ_FIELD("remote", SJ_FN, remote, .count = offsetof(SJ_T, remote_size),
+		 .fn = sr_group, .put = sw_group),
+	SJ_FIELD("topo", SJ_ENUM, topo, .sub = snap_topo_names),
+	SJ_CALL("neighbors", neighbors),
 	{ NULL },
 };
 #undef SJ_T
@@ -99,7 +115,6 @@ static const struct sj_field thread_fields[] = {
 
 const char *const snap_track_specials[3] = { "any", "proc_null", "root" };
 
-/* A peer or tag is an int or the name of a special value (track_num). */
 #define SJ_T struct snap_track_rec
 static const struct sj_field rec_fields[] = {
 	SJ_FIELD("kind", SJ_ENUM, kind, .sub = snap_track_kind_names,
@@ -110,10 +125,8 @@ static const struct sj_field rec_fields[] = {
 	SJ_FIELD("comm_handle", SJ_ADDR, comm_handle),
 	SJ_INDEX("comm", comm, SJ_LAST_COMM),
 	SJ_FIELD("comm_name", SJ_STR, comm_name),
-	{ SJ_KEY("peer"), .kind = SJ_FN, .off = offsetof(SJ_T, peer),
-	  .fn = sr_track_num, .put = sw_track_num },
-	{ SJ_KEY("tag"), .kind = SJ_FN, .off = offsetof(SJ_T, tag),
-	  .fn = sr_track_num, .put = sw_track_num },
+	SJ_FIELD("peer", SJ_FN, peer, .fn = sr_track_num, .put = sw_track_num),
+	SJ_FIELD("tag", SJ_FN, tag, .fn = sr_track_num, .put = sw_track_num),
 	SJ_FIELD("count", SJ_INT, count, .min = INT_MIN, .max = INT_MAX),
 	SJ_FIELD("datatype", SJ_ADDR, datatype),
 	SJ_FIELD("datatype_name", SJ_STR, datatype_name),

@@ -82,21 +82,25 @@ struct sj_field {
 	SJ_FIELD(k, SJ_INT, field, .min = -1, .max = last, .def = -1, \
 		 __VA_ARGS__)
 
-/* The header's fields of struct snap, and a rank line's (after its
- * "rank") of struct snap_rank. */
+/* The header's fields of struct snap, a communicator line's (after its
+ * "comm") of struct snap_comm, a rank line's (after its "rank") of
+ * struct snap_rank. */
 extern const struct sj_field snap_header_fields[];
+extern const struct sj_field snap_comm_fields[];
 extern const struct sj_field snap_rank_fields[];
 
 /* The names of a track record's special peers and tags, from
  * SNAP_TRACK_ANY on: "any", "proc_null", "root". */
 extern const char *const snap_track_specials[3];
 
-/* The keys of their own shape: read in snapread_rank.c, written in
- * snapwrite.c. */
+/* The keys of their own shape: read in snapread.c (communicators) and
+ * snapread_rank.c, written in snapwrite.c. */
 #define SJ_OWN(name) \
 	int sr_##name(struct snapread *r, const struct sj_field *f, \
 		      const struct sj_node *n, void *base); \
 	void sw_##name(yajl_gen g, const struct sj_field *f, const void *base)
+SJ_OWN(group);
+SJ_OWN(neighbors);
 SJ_OWN(members);
 SJ_OWN(queues);
 SJ_OWN(extra);

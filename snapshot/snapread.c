@@ -199,20 +199,11 @@ static int *groups_use(struct snap_groups *g, const char *text, int size,
 	return found;
 }
 
-/* A communicator line's fields but its number; what they point to is
- * the reader's until read_comm gives it to the snapshot. */
-struct comm_line {
-	uint64_t id;
-	const char *name;
-	int size, remote_size, topo;
-	int *group, *remote, *first, *nbr;
-};
-
 /* A group of snap_group_new at f->off (NULL if absent) of the size at
  * f->count, checked: a group from r->groups was checked when first read,
  * only the budget is this snapshot's. */
-static int read_group(struct snapread *r, const struct sj_field *f,
-		      const struct sj_node *v, void *base)
+int sr_group(struct snapread *r, const struct sj_field *f,
+	     const struct sj_node *v, void *base)
 {
 	int size = *(int *)((char *)base + f->count);
 	int **out = (int **)((char *)base + f->off);
@@ -257,11 +248,11 @@ static int read_group(struct snapread *r, const struct sj_field *f,
 
 /* "neighbors": "1,3;0,2;;1" with a "topo": size lists of local ranks,
  * ';' between them, ',' between the ranks of one list (a rank takes 2
- * bytes), into c->first (where each list starts) and c->nbr. */
-static int read_neighbors(struct snapread *r, const struct sj_field *f,
-			  const struct sj_node *v, void *base)
+ * bytes), into c->nbr_first (where each list starts) and c->nbr. */
+int sr_neighbors(struct snapread *r, const struct sj_field *f,
+		 const struct sj_node *v, void *base)
 {
-	struct comm_line *c = base;
+	struct snap_comm *c = base;
 	const char *p;
 	char *end;
 	int n = 0;
@@ -272,7 +263,7 @@ static int read_neighbors(struct snapread *r, const struct sj_field *f,
 		return sj_fail(r, sj_get(r->nodes, "topo"), "\"topo\" without \"neighbors\"");
 	if (sj_check(r, v, f->key, SJV_STR, 0))
 		return -MD_E_INPUT;
-	c->first = xcalloc((size_t)c->size + 1, sizeof(int));
+	c->nbr_first = xcalloc((size_t)c->size + 1, sizeof(int));
 	c->nbr = xmalloc((v->len / 2 + 1) * sizeof(int));
 	p = v->s;
 	for (int i = 0; i < c->size; i++) {
@@ -284,7 +275,7 @@ static int read_neighbors(struct snapread *r, const struct sj_field *f,
 			c->nbr[n++] = (int)x;
 			p = end + (*end == ',' && end[1] >= '0' && end[1] <= '9');
 		}
-		c->first[i + 1] = n;
+		c->nbr_first[i + 1] = n;
 		if (i + 1 < c->size && *p++ != ';')
 			goto bad;
 	}
@@ -295,26 +286,12 @@ bad:
 		       c->size, c->size);
 }
 
-#define SJ_T struct comm_line
-static const struct sj_field comm_fields[] = {
-	SJ_FIELD("id", SJ_U64, id),
-	SJ_FIELD("name", SJ_STR, name),
-	SJ_FIELD("size", SJ_INT, size, .max = SJ_NRANKS),
-	SJ_FIELD("group", SJ_FN, group, .fn = read_group,
-		 .count = offsetof(SJ_T, size)),
-	SJ_FIELD("remote_size", SJ_INT, remote_size, .max = SJ_NRANKS),
-	SJ_FIELD("remote", SJ_FN, remote, .fn = read_group,
-		 .count = offsetof(SJ_T, remote_size)),
-	SJ_FIELD("topo", SJ_ENUM, topo, .sub = snap_topo_names),
-	SJ_FIELD("neighbors", SJ_FN, first, .fn = read_neighbors),
-	{ NULL },
-};
-#undef SJ_T
-
 static int read_comm(struct snapread *r, const struct sj_node *o)
 {
 	const struct sj_node *n = sj_get(o, "comm");
-	struct comm_line c = { 0 };
+	/* What c points to is the reader's until it is given to the
+	 * snapshot. */
+	struct snap_comm c = { 0 };
 	int64_t idx;
 	int got = -1, ret;
 
@@ -326,19 +303,19 @@ static int read_comm(struct snapread *r, const struct sj_node *o)
 		return sj_fail(r, n, "communicator %d comes where communicator %d was expected",
 			       (int)idx, r->comms_read);
 	r->at_comm = (int)idx;
-	ret = sj_fields(r, o, comm_fields, &c);
+	ret = sj_fields(r, o, snap_comm_fields, &c);
 	if (!ret)
 		got = snap_comm_intern_shared(r->s, c.id, c.name, c.size, c.group);
 	if (!ret && got != idx)
 		ret = sj_fail(r, NULL, "the same as communicator %d", got);
 	if (!ret && c.remote)
 		snap_comm_set_remote(r->s, got, c.remote_size, c.remote);
-	if (!ret && c.first)
-		snap_comm_set_topo(r->s, got, c.topo, c.first, c.nbr);
+	if (!ret && c.nbr_first)
+		snap_comm_set_topo(r->s, got, c.topo, c.nbr_first, c.nbr);
 	r->comms_read += !ret;
 	snap_group_put(c.group);
 	snap_group_put(c.remote);
-	free(c.first);
+	free(c.nbr_first);
 	free(c.nbr);
 	return ret;
 }

@@ -306,19 +306,30 @@ static void write_header(jgen g, const struct snap *s, FILE *f)
 	put_line(g, f);
 }
 
+/* A text built with stdio (a group or a topology can be long). */
+static FILE *text_open(char **text, size_t *len)
+{
+	FILE *m = open_memstream(text, len);
+
+	if (!m) {
+		md_error("open_memstream: out of memory");
+		abort();
+	}
+	return m;
+}
+
 /* The topology's neighbours as "1,3;0,2;;1": local ranks, one list per
  * local rank in order, ';' between the lists. */
-static void write_topo(jgen g, const struct snap_comm *c)
+void sw_neighbors(jgen g, const struct sj_field *f, const void *base)
 {
+	const struct snap_comm *c = base;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m;
 
-	if (c->topo == SNAP_TOPO_NONE || !c->nbr_first)
+	if (!c->nbr_first)
 		return;
-	m = open_memstream(&text, &len);
-	if (!m)
-		return;
+	m = text_open(&text, &len);
 	for (int i = 0; i < c->size; i++) {
 		if (i)
 			fputc(';', m);
@@ -327,23 +338,23 @@ static void write_topo(jgen g, const struct snap_comm *c)
 				c->nbr[k]);
 	}
 	fclose(m);
-	add_str(g, "topo", snap_topo_name(c->topo));
-	add_str(g, "neighbors", text ? text : "");
+	add_str(g, f->key, text);
 	free(text);
 }
 
-/* A group as rank ranges, "0-1023,2048,2050-2051", never longer than
- * the array of ints. */
-static void write_group(jgen g, const char *key, const int *group, int n)
+/* A group (of the size at f->count) as rank ranges,
+ * "0-1023,2048,2050-2051", never longer than the array of ints. */
+void sw_group(jgen g, const struct sj_field *f, const void *base)
 {
+	const int *group = *(int *const *)((const char *)base + f->off);
+	int n = *(const int *)((const char *)base + f->count);
 	char *text = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
+	FILE *m;
 
-	if (!m) {
-		md_error("open_memstream: out of memory");
-		abort();
-	}
+	if (!group)
+		return;
+	m = text_open(&text, &len);
 	for (int i = 0, j; i < n; i = j + 1) {
 		for (j = i; j + 1 < n && group[j] < INT_MAX &&
 			    group[j + 1] == group[j] + 1;
@@ -353,7 +364,7 @@ static void write_group(jgen g, const char *key, const int *group, int n)
 			group[j]);
 	}
 	fclose(m);
-	add_str(g, key, text);
+	add_str(g, f->key, text);
 	free(text);
 }
 
@@ -361,23 +372,14 @@ static void write_comm(jgen g, const struct snap_comm *c, int idx, FILE *f)
 {
 	yajl_gen_map_open(g);
 	add_int(g, "comm", idx);
-	add_u64(g, "id", c->id);
-	add_str(g, "name", c->name ? c->name : "");
-	add_int(g, "size", c->size);
-	if (c->group)
-		write_group(g, "group", c->group, c->size);
-	if (c->remote) {
-		add_int(g, "remote_size", c->remote_size);
-		write_group(g, "remote", c->remote, c->remote_size);
-	}
-	write_topo(g, c);
+	write_fields(g, snap_comm_fields, c);
 	put_line(g, f);
 }
 
+/* The index is the rank: the file says so even if r->rank is off. */
 static void write_rank(jgen g, const struct snap_rank *r, int idx, FILE *f)
 {
 	yajl_gen_map_open(g);
-	/* The index is the rank: the file says so even if r->rank is off. */
 	add_int(g, "rank", idx);
 	write_fields(g, snap_rank_fields, r);
 	put_line(g, f);
