@@ -3,8 +3,9 @@
  *
  * yajl's generator writes each line (the reader parses with yajl too:
  * one library, one idea of JSON), so no string is escaped by hand and no
- * tree is built.  Fields at their default are left out to keep a million
- * rank lines short; snap_read() puts the defaults back.
+ * tree is built.  The keys are the tables' of snapformat.c, in their
+ * order; those at their default are left out to keep a million rank
+ * lines short, and snap_read() puts the defaults back.
  */
 #include "snap.h"
 
