@@ -219,6 +219,15 @@ struct anl_posting {
  * record on op's communicator, if an MPI_I* call), or NULL. */
 const struct snap_track_rec *anl_op_nbc(const struct snap_rank *sr,
 					const struct snap_op *op);
+/*
+ * The communicator (index in the snapshot) of the blocking collective
+ * sr is in, from its latest collective record when that record is the
+ * call on its stack (same call, same site where both are known) and
+ * names one of the rank's communicators; -1 otherwise.  MPICH's queues
+ * show no collective's internal requests: this names the collective's
+ * communicator among several with one group.
+ */
+int anl_track_coll_comm(const struct snap_rank *sr);
 /* All of them, in rank order (*out malloc'ed); returns the count. */
 int anl_postings(const struct anl_result *r, struct anl_posting **out);
 /* "rank 0 waits in MPI_Wait at a.c:63 for the MPI_Irecv posted at

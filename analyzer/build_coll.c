@@ -65,8 +65,10 @@ static int internal_comm(struct bctx *b, const struct snap_rank *sr)
 }
 
 /* The collective's communicator is not on the stack: it is that of the
- * rank's internal requests when ob1 shows them, else known when every
- * communicator the rank is in (size > 1) has one group. */
+ * rank's internal requests when ob1 shows them, else the one
+ * libmdtrack.so recorded for the call (MPICH shows no internal
+ * requests), else known when every communicator the rank is in (size >
+ * 1) has one group. */
 static int coll_comm(struct bctx *b, const struct snap_rank *sr, bool *inferred)
 {
 	int found = internal_comm(b, sr);
@@ -76,6 +78,10 @@ static int coll_comm(struct bctx *b, const struct snap_rank *sr, bool *inferred)
 	 * group's representative (coll_node). */
 	if (found >= 0)
 		return found;
+	found = anl_track_coll_comm(sr);
+	if (found >= 0 && anl_comm_known(b->s, found))
+		return found;
+	found = -1;
 	for (int i = 0; i < sr->nmembers; i++) {
 		int c = sr->members[i].comm;
 

@@ -236,19 +236,27 @@ char *anl_posting_text(const struct anl_result *r, const struct anl_posting *p)
 
 /* Collectives ---------------------------------------------------------- */
 
+/* The rank's latest collective record, NULL if none. */
+static const struct snap_track_rec *latest_coll(const struct snap_rank *sr)
+{
+	const struct snap_track_rec *last = NULL;
+
+	for (int k = 0; k < sr->ntrack; k++)
+		if (sr->track[k].kind == SNAP_TRACK_COLL &&
+		    (!last || sr->track[k].seq > last->seq))
+			last = &sr->track[k];
+	return last;
+}
+
 /* The collective a stuck rank is in, from its latest collective record:
  * the call it is in, or a nonblocking one it waits for. */
 static const struct snap_track_rec *current_coll(const struct anl_result *r,
 						 int i)
 {
 	const struct snap_rank *sr = &r->s->ranks[i];
-	const struct snap_track_rec *last = NULL;
+	const struct snap_track_rec *last = latest_coll(sr);
 	enum md_call_class cls = anl_call_class(sr->mpi_call);
 
-	for (int k = 0; k < sr->ntrack; k++)
-		if (sr->track[k].kind == SNAP_TRACK_COLL &&
-		    (!last || sr->track[k].seq > last->seq))
-			last = &sr->track[k];
 	if (!last)
 		return NULL;
 	if (md_call_collective(cls) && cls != MD_CALL_FINALIZE &&
@@ -258,6 +266,22 @@ static const struct snap_track_rec *current_coll(const struct anl_result *r,
 	    !strncmp(last->call, "MPI_I", 5))
 		return last;
 	return NULL;
+}
+
+int anl_track_coll_comm(const struct snap_rank *sr)
+{
+	const struct snap_track_rec *t = latest_coll(sr);
+	enum md_call_class cls = anl_call_class(sr->mpi_call);
+
+	if (!t || t->comm < 0 || !sr->mpi_call || !md_call_collective(cls) ||
+	    cls == MD_CALL_FINALIZE || strcmp(t->call, sr->mpi_call))
+		return -1;
+	/* The record was made by the call on the stack (not by an earlier
+	 * one of the same name elsewhere): its site, when both have one. */
+	if (t->file && sr->call_file && t->line > 0 && sr->call_line > 0 &&
+	    (t->line != sr->call_line || strcmp(t->file, sr->call_file)))
+		return -1;
+	return t->comm;
 }
 
 /* Union-find over ranks, plus one node per communicator and one for

@@ -15,6 +15,7 @@
 #include "md.h"
 #include "mdtrack.h"
 #include "mpicall.h"
+#include "mpich_handle.h"
 
 static const char *const call_names[MDT_NCALLS] = {
 	[MDT_CALL_NONE] = NULL,
@@ -70,25 +71,50 @@ static const char *handle_name(const struct es_view *v, uint64_t h,
 	return NULL;
 }
 
-/* Open MPI: the communicator's context id, which the DLL gives as its
- * unique id, names it among the rank's communicators. */
+/*
+ * The context id of the communicator of handle h: Open MPI's handle is
+ * the address of its ompi_communicator_t, MPICH's an int that names an
+ * MPIR_Comm in its pools (mpich_handle.h).  Both DLLs' communicators
+ * are named by that id (MPICH's through the host: mqd_mpich.h).
+ */
+static int comm_context_id(const struct trk_ctx *x, uint64_t h,
+			   uint32_t *cid)
+{
+	const struct dt_type *ty;
+	int off;
+
+	if (dt_find_type(x->types, "ompi_communicator_t", &ty) < 0)
+		return mph_comm_context_id(x->t, x->view, x->types, h, cid);
+	off = dt_field_offset(ty, "c_contextid");
+	if (off < 0)
+		return -MD_E_NOTYPES;
+	return tgt_read(x->t, h + (uint64_t)off, cid, 4);
+}
+
+/* The rank's communicator (the DLL's) of handle h, or -1. */
 static int comm_index(const struct trk_ctx *x, const struct snap_rank *r,
 		      uint64_t h)
 {
-	const struct dt_type *ty;
 	uint32_t cid;
-	int off;
 
-	if (!x->types || !h ||
-	    dt_find_type(x->types, "ompi_communicator_t", &ty) < 0)
-		return -1;
-	off = dt_field_offset(ty, "c_contextid");
-	if (off < 0 || tgt_read(x->t, h + (uint64_t)off, &cid, 4) < 0)
+	if (!x->types || !h || comm_context_id(x, h, &cid) < 0)
 		return -1;
 	for (int i = 0; i < r->nmembers; i++)
 		if (x->s->comms[r->members[i].comm].id == cid)
 			return r->members[i].comm;
 	return -1;
+}
+
+/* May a record of communicator handle h be the operation op's?  The
+ * handle is read only where it can rule the record out (op's
+ * communicator is known); a handle that names none of the rank's
+ * communicators rules nothing out. */
+static bool comm_may_be(const struct trk_ctx *x, const struct snap_rank *r,
+			const struct snap_op *op, uint64_t h)
+{
+	int c;
+
+	return op->comm < 0 || (c = comm_index(x, r, h)) < 0 || c == op->comm;
 }
 
 static void site(const struct trk_ctx *x, uint64_t ret,
@@ -418,10 +444,11 @@ static bool by_args(const struct snap_rank *r, const struct snap_op *op)
  * gives no request): the one post, or started persistent request (its
  * MPI_Start post and its creation's arguments), whose call, peer and tag
  * are the operation's, or 0 when none or requests of several handles
- * are (by_args says where).  Communicators are not compared (an MPICH
- * handle does not name the DLL's communicator).
+ * are (by_args says where), on the operation's communicator where the
+ * record's handle names one (comm_may_be).
  */
-static uint64_t request_by_args(const struct mdt_table *tb,
+static uint64_t request_by_args(const struct trk_ctx *x,
+				const struct mdt_table *tb,
 				const struct posts *ps,
 				const struct snap_rank *r,
 				const struct snap_op *op)
@@ -434,7 +461,8 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 		const struct mdt_post *p = ps->v[i].p;
 
 		if (!args_match(tb, MDT_SITE_CALL(p->site), p->peer, p->tag,
-				op))
+				op) ||
+		    !comm_may_be(x, r, op, p->comm))
 			continue;
 		if (found && found != ps->v[i].handle)
 			return 0;
@@ -445,7 +473,8 @@ static uint64_t request_by_args(const struct mdt_table *tb,
 		const struct mdt_rec *c = &tb->inits[i];
 
 		if (!started_init(tb, ps, i) ||
-		    !args_match(tb, c->call, c->peer, c->tag, op))
+		    !args_match(tb, c->call, c->peer, c->tag, op) ||
+		    !comm_may_be(x, r, op, c->comm))
 			continue;
 		if (found && found != c->request)
 			return 0;
@@ -477,14 +506,10 @@ static const struct mdt_post *orphan_post(const struct trk_ctx *x,
 		return NULL;
 	for (int i = 0; i < ps->nvar; i++) {
 		const struct mdt_post *p = ps->var[i];
-		int call = MDT_SITE_CALL(p->site), c;
+		int call = MDT_SITE_CALL(p->site);
 
-		if (!is_p2p(call) || !args_match(tb, call, p->peer, p->tag, op))
-			continue;
-		/* The handle's communicator is read only where it can
-		 * rule the record out. */
-		if (op->comm >= 0 && (c = comm_index(x, r, p->comm)) >= 0 &&
-		    c != op->comm)
+		if (!is_p2p(call) || !args_match(tb, call, p->peer, p->tag, op) ||
+		    !comm_may_be(x, r, op, p->comm))
 			continue;
 		if (found && !same_site(found->site, p->site))
 			return NULL;
@@ -506,7 +531,7 @@ static void join_ops(const struct trk_ctx *x, const struct mdt_table *tb,
 		if (op->kind == SNAP_OP_UNEXPECTED)
 			continue;
 		if (!op->request && op->status == SNAP_ST_PENDING)
-			op->request = request_by_args(tb, ps, r, op);
+			op->request = request_by_args(x, tb, ps, r, op);
 		req = op->request;
 		if (!req)
 			continue;

@@ -9,6 +9,14 @@
  * The job: rank 0 posts an MPI_Irecv for tag 1 and waits for it, rank 1
  * sends tag 2 and waits for tag 3; each rank writes its pid to
  * DIR/rank.N.pid, and the test ends the ranks that are left, by pid.
+ *
+ * A second job names communicators by their MPICH handles: rank 0 in
+ * MPI_Barrier on the fourth duplicate of MPI_COMM_WORLD (an indirect
+ * handle: MPICH's direct block of 8 is used up by then), rank 1 waiting
+ * for an MPI_Irecv on the first (a direct handle).  Every communicator
+ * of the job has world's group and MPICH's queues show no collective's
+ * internal request: only the handle in libmdtrack.so's records tells
+ * which one the barrier is on.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -45,6 +53,28 @@ static const char irecv_src[] =
 	"	}\n"
 	"	MPI_Finalize();\n	return 0;\n}\n";
 
+static const char dups_src[] =
+	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(int argc, char **argv)\n{\n"
+	"	int rank, v = 0, i;\n	char p[4096];\n	FILE *f;\n"
+	"	MPI_Comm c[4];\n	MPI_Request req;\n"
+	"	MPI_Init(&argc, &argv);\n"
+	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+	"	for (i = 0; i < 4; i++)\n"
+	"		MPI_Comm_dup(MPI_COMM_WORLD, &c[i]);\n"
+	"	MPI_Comm_set_name(c[0], \"first\");\n"
+	"	MPI_Comm_set_name(c[3], \"last\");\n"
+	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
+	"	if ((f = fopen(p, \"w\"))) {\n"
+	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
+	"	if (rank == 0) {\n"
+	"		MPI_Barrier(c[3]);\n"
+	"	} else {\n"
+	"		MPI_Irecv(&v, 1, MPI_INT, 0, 5, c[0], &req);\n"
+	"		MPI_Wait(&req, MPI_STATUS_IGNORE);\n"
+	"	}\n"
+	"	MPI_Finalize();\n	return 0;\n}\n";
+
 static char *dir;
 
 static void fini(void)
@@ -60,14 +90,23 @@ static void fini(void)
 	mj_tmpdir_end(&dir);
 }
 
-Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
-     .timeout = 150, .fini = fini)
+/* The line of src that the first needle is on. */
+static int line_of(const char *src, const char *needle)
+{
+	const char *at = strstr(src, needle);
+	int line = 1;
+
+	cr_assert_not_null(at, "%s", needle);
+	for (const char *p = src; p < at; p++)
+		line += *p == '\n';
+	return line;
+}
+
+/* Skip unless the binary, the -g MPICH and the library are there. */
+static void need_mpich(void)
 {
 	const char *build = getenv("MD_BUILD") ? getenv("MD_BUILD") : "build";
 	char *lib = xasprintf("%s/lib/mpi-deadlock/mpich/libmdtrack.so", build);
-	char *src, *prog, *out, *err, *snap, *outp, *errp, *snapp;
-	FILE *f;
-	int code;
 
 	if (!rp_bin())
 		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
@@ -76,20 +115,36 @@ Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
 			     " (scripts/build-mpich.sh)");
 	cr_assert_eq(access(lib, R_OK), 0,
 		     "%s is not built (make, with the -g MPICH there)", lib);
+	free(lib);
+}
+
+/*
+ * Compile text into dir/name with the -g MPICH's mpicc and run it with
+ * `mpi-deadlock run --timeout=6 --snapshot`; *src the source's path,
+ * *out, *err, *snap what the run wrote (malloc'ed, NULL if none).
+ * Returns the run's exit code.
+ */
+static int run_job(const char *name, const char *text, char **src,
+		   char **out, char **err, char **snap)
+{
+	char *prog, *outp, *errp, *snapp;
+	FILE *f;
+	int code;
+
 	dir = mj_tmpdir("mpich-track");
 	cr_assert(dir);
-	src = xasprintf("%s/irecv.c", dir);
-	prog = xasprintf("%s/irecv", dir);
+	*src = xasprintf("%s/%s.c", dir, name);
+	prog = xasprintf("%s/%s", dir, name);
 	outp = xasprintf("%s/out", dir);
 	errp = xasprintf("%s/err", dir);
 	snapp = xasprintf("%s/snap", dir);
-	f = fopen(src, "w");
+	f = fopen(*src, "w");
 	cr_assert_not_null(f);
-	fputs(irecv_src, f);
+	fputs(text, f);
 	fclose(f);
 	{
 		char *cc[] = { S(MPICH_G "/bin/mpicc"), S("-g"), S("-o"), prog,
-			       src, NULL };
+			       *src, NULL };
 
 		cr_assert_eq(rp_wait(rp_spawn(cc, NULL, NULL, NULL), 60000), 0,
 			     "mpicc failed");
@@ -100,29 +155,36 @@ Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
 			 S(MPICH_G "/bin/mpiexec"), S("-np"), S("2"), prog, dir,
 			 NULL };
 	code = rp_wait(rp_spawn(argv, NULL, outp, errp), 120000);
-	out = mj_slurp(outp);
-	err = mj_slurp(errp);
-	snap = mj_slurp(snapp);
+	*out = mj_slurp(outp);
+	*err = mj_slurp(errp);
+	*snap = mj_slurp(snapp);
+	free(snapp);
+	free(errp);
+	free(outp);
+	free(prog);
+	return code;
+}
+
+Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
+     .timeout = 150, .fini = fini)
+{
+	char *src, *out, *err, *snap, *want;
+	int code, line;
+
+	need_mpich();
+	code = run_job("irecv", irecv_src, &src, &out, &err, &snap);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
 	cr_expect(out && strstr(out, "MPI implementation: MPICH"),
 		  "report does not say MPICH:\n%s", out);
 	cr_expect(err && !strstr(err, "libmdtrack.so for MPICH not found"),
 		  "%s", err);
-	{
-		const char *at = strstr(irecv_src, "MPI_Irecv(");
-		int line = 1;
-		char *want;
-
-		for (const char *p = irecv_src; p < at; p++)
-			line += *p == '\n';
-		want = xasprintf("rank 0 waits in MPI_Wait at %s:%d for the "
-				 "MPI_Irecv posted at %s:%d, tag 1 from rank 1",
-				 src, line + 1, src, line);
-		cr_expect(out && strstr(out, want), "no line \"%s\":\n%s",
-			  want, out);
-		free(want);
-	}
+	line = line_of(irecv_src, "MPI_Irecv(");
+	want = xasprintf("rank 0 waits in MPI_Wait at %s:%d for the "
+			 "MPI_Irecv posted at %s:%d, tag 1 from rank 1",
+			 src, line + 1, src, line);
+	cr_expect(out && strstr(out, want), "no line \"%s\":\n%s", want, out);
+	free(want);
 	/* Both ranks had the library: a table read in each. */
 	cr_assert_not_null(snap);
 	{
@@ -139,10 +201,41 @@ Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
 	free(out);
 	free(err);
 	free(snap);
-	free(snapp);
-	free(errp);
-	free(outp);
-	free(prog);
 	free(src);
-	free(lib);
+}
+
+Test(e2e_mpich_track, handles_name_the_duplicates_a_collective_and_a_post_are_on,
+     .timeout = 150, .fini = fini)
+{
+	char *src, *out, *err, *snap, *want;
+	int code, bar = line_of(dups_src, "MPI_Barrier("),
+	    irecv = line_of(dups_src, "MPI_Irecv(");
+
+	need_mpich();
+	code = run_job("dups", dups_src, &src, &out, &err, &snap);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
+		     err);
+	cr_assert_not_null(out);
+	/* The barrier on "last", not on the group's first communicator,
+	 * MPI_COMM_WORLD. */
+	want = xasprintf("rank 0 (MPI_Barrier at %s:%d) waits for rank 1 "
+			 "(MPI_Wait at %s:%d): collective on last (id ",
+			 src, bar, src, irecv + 1);
+	cr_expect(strstr(out, want), "no line \"%s\":\n%s", want, out);
+	free(want);
+	/* The posting on "first", not on "communicator 0x84000002". */
+	want = xasprintf("rank 1 waits in MPI_Wait at %s:%d for the MPI_Irecv "
+			 "posted at %s:%d, tag 5 from rank 0 on first\n",
+			 src, irecv + 1, src, irecv);
+	cr_expect(strstr(out, want), "no line \"%s\":\n%s", want, out);
+	free(want);
+	/* The barrier's handle was an indirect one (0xc...), the
+	 * receive's a direct one (0x8...): both kinds were looked up. */
+	cr_assert_not_null(snap);
+	cr_expect(strstr(snap, "\"comm_handle\":\"0xc4"), "%s", snap);
+	cr_expect(strstr(snap, "\"comm_handle\":\"0x84"), "%s", snap);
+	free(out);
+	free(err);
+	free(snap);
+	free(src);
 }

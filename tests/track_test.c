@@ -23,11 +23,42 @@
 #define VARS 0x7ffd00001000ULL
 #define NVARS 32
 
+/* MPICH 4.0.2's communicator pools in part (mpich_handle.c reads these
+ * fields by name), compiled both here and into the fixture. */
+#define MPICH_TYPES                                                        \
+	typedef struct MPIR_Comm {                                         \
+		int handle;                                                \
+		int ref_count;                                             \
+		unsigned short context_id;                                 \
+		char rest[54];                                             \
+	} MPIR_Comm;                                                       \
+	typedef struct MPIR_Object_alloc_t {                               \
+		void *avail;                                               \
+		int initialized;                                           \
+		void **indirect;                                           \
+		int indirect_size;                                         \
+		int num_allocated;                                         \
+		int num_avail;                                             \
+		int kind;                                                  \
+		int size;                                                  \
+		void *direct;                                              \
+		int direct_size;                                           \
+		void *lock;                                                \
+	} MPIR_Object_alloc_t;
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define MPICH_DIRECT 0x10000ULL
+
+MPICH_TYPES
+
 /* Line 2 and 3 of the fixture: the call sites. */
 static const char fixture_fmt[] =
 	"char md_track_table[%zu] __attribute__((aligned(64)));\n"
 	"int site_two(void) { return 2; }\n"
-	"int site_three(void) { return 3; }\n";
+	"int site_three(void) { return 3; }\n"
+	STR(MPICH_TYPES) "\n"
+	"__attribute__((visibility(\"hidden\"))) MPIR_Comm MPIR_Comm_builtin[3];\n"
+	"__attribute__((visibility(\"hidden\"))) MPIR_Object_alloc_t MPIR_Comm_mem;\n";
 
 struct fx {
 	char *dir, *lib;
@@ -42,11 +73,16 @@ struct fx {
 	bool noted;
 	uint64_t vars[NVARS];	/* the rank's request variables at VARS */
 	int nvars;
+	/* An MPICH rank (fx_mpich): its library's types and pools. */
+	struct dt_index *types;
+	MPIR_Comm builtin[3], direct[8];
+	MPIR_Object_alloc_t pool;
+	struct snap_member members[2];
 };
 
 static void fx_init(struct fx *f)
 {
-	char src[sizeof(fixture_fmt) + 32];
+	char src[sizeof(fixture_fmt) + 512];
 
 	memset(f, 0, sizeof(*f));
 	snprintf(src, sizeof(src), fixture_fmt, sizeof(struct mdt_table));
@@ -94,11 +130,20 @@ static void fx_pending(struct fx *f, uint64_t req)
 static int fx_read(struct fx *f)
 {
 	struct tgt *t = tgt_fake_new(4242);
-	struct trk_ctx x = { t, f->v, f->lines, NULL, f->s, 0, &f->noted };
+	struct trk_ctx x = { t, f->v, f->lines, f->types, f->s, 0, &f->noted };
+	uint64_t at;
 	int rc;
 
 	tgt_fake_add_region(t, f->addr, f->tb, sizeof(*f->tb));
 	tgt_fake_add_region(t, VARS, f->vars, sizeof(f->vars));
+	if (f->types) {
+		cr_assert_eq(es_proc_lookup(f->v, "MPIR_Comm_builtin", &at), 0);
+		tgt_fake_add_region(t, at, f->builtin, sizeof(f->builtin));
+		cr_assert_eq(es_proc_lookup(f->v, "MPIR_Comm_mem", &at), 0);
+		tgt_fake_add_region(t, at, &f->pool, sizeof(f->pool));
+		tgt_fake_add_region(t, MPICH_DIRECT, f->direct,
+				    sizeof(f->direct));
+	}
 	rc = trk_read(&x, &f->r);
 	tgt_free(t);
 	return rc;
@@ -108,6 +153,7 @@ static void fx_fini(struct fx *f)
 {
 	free(f->r.track);
 	free(f->tb);
+	dt_index_free(f->types);
 	snap_free(f->s);
 	dl_cache_free(f->lines);
 	es_view_free(f->v);
@@ -508,6 +554,85 @@ Test(track, predefined_communicators_are_named_by_the_handles_in_the_table)
 	cr_assert_eq(f.r.ntrack, 2);
 	cr_expect_str_eq(f.r.track[0].comm_name, "MPI_COMM_WORLD");
 	cr_expect_str_eq(f.r.track[1].comm_name, "MPI_COMM_SELF");
+	fx_fini(&f);
+}
+
+/*
+ * An MPICH rank (integer handles) in MPI_COMM_WORLD (context id 0) and a
+ * duplicate of it (context id 496, direct handle 0x84000002 as in a real
+ * MPICH 4.0.2 run), which the DLL gives as comm indexes 0 and 1.
+ */
+static int fx_mpich(struct fx *f)
+{
+	const char *src;
+	int world[2] = { 0, 1 }, w, dup;
+
+	cr_assert_eq(dt_index_open(f->lib, &f->types, &src), 0);
+	f->tb->handle_size = 4;
+	f->tb->comm_world = 0x44000000;
+	f->tb->comm_self = 0x44000001;
+	f->builtin[0] = (MPIR_Comm){ .handle = 0x44000000, .context_id = 0 };
+	f->direct[2] = (MPIR_Comm){ .handle = (int)0x84000002,
+				    .context_id = 496 };
+	f->pool = (MPIR_Object_alloc_t){ .kind = 1, .size = sizeof(MPIR_Comm),
+					 .direct = (void *)MPICH_DIRECT,
+					 .direct_size = 8 };
+	w = snap_comm_intern(f->s, 0, "MPI_COMM_WORLD", 2, world);
+	dup = snap_comm_intern(f->s, 496, "dup", 2, world);
+	f->members[0] = (struct snap_member){ w, 0 };
+	f->members[1] = (struct snap_member){ dup, 0 };
+	f->r.members = f->members;
+	f->r.nmembers = 2;
+	return dup;
+}
+
+Test(track, mpich_handle_names_the_communicator_of_a_post_and_a_collective)
+{
+	struct fx f;
+	struct mdt_coll *c;
+	int dup, post = -1, coll = -1;
+
+	fx_init(&f);
+	dup = fx_mpich(&f);
+	put_post(&f, 0, 0xac000000, MDT_MPI_Irecv, 0x84000002, 1, 1, f.site2);
+	c = &f.tb->colls[5];
+	*c = (struct mdt_coll){ .stamp = 1, .comm = 0x84000002,
+				.ret = f.site3, .ncalls = 1,
+				.call = MDT_MPI_Barrier, .root = MDT_NONE };
+	f.tb->colls_head = 1;
+	fx_pending(&f, 0xac000000);
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	for (int i = 0; i < 2; i++)
+		*(f.r.track[i].kind == SNAP_TRACK_POST ? &post : &coll) = i;
+	cr_assert(post >= 0 && coll >= 0);
+	cr_expect_eq(f.r.track[post].comm, dup);
+	cr_expect_null(f.r.track[post].comm_name);
+	cr_expect_eq(f.r.track[coll].comm, dup);
+	fx_fini(&f);
+}
+
+/* Two receives from rank 1 with tag 1, one on MPI_COMM_WORLD, one on
+ * the duplicate: the pending one on the duplicate is joined to its own
+ * (before, MPICH's handles named no communicator: ambiguous). */
+Test(track, mpich_operation_without_request_is_joined_on_its_communicator)
+{
+	struct fx f;
+	struct snap_op *op;
+	int dup;
+
+	fx_init(&f);
+	dup = fx_mpich(&f);
+	put_post(&f, 0, 0xac000000, MDT_MPI_Irecv, 0x44000000, 1, 1, f.site2);
+	put_post(&f, 1, 0xac000001, MDT_MPI_Irecv, 0x84000002, 1, 1, f.site3);
+	op = fx_pending_args(&f, SNAP_OP_RECV, 1, 1);
+	op->comm = dup;
+	f.r.mpi_call = "MPI_Wait";
+	cr_assert_eq(fx_read(&f), 0);
+	cr_expect_eq(op->request, 0xac000001);
+	cr_assert_eq(f.r.ntrack, 1);
+	cr_expect_eq(f.r.track[0].line, 3);
+	cr_expect_eq(f.r.track[0].comm, dup);
 	fx_fini(&f);
 }
 
