@@ -942,6 +942,9 @@ static void walk_communicator(struct walk *w)
 	if (c.size <= 0 || c.size > (1 << 26))
 		return;
 	c.name[sizeof(c.name) - 1] = '\0';
+	/* MPICH's DLL names a communicator without a name so. */
+	if (w->img->mpich_ok && !strcmp(c.name, "--unnamed--"))
+		c.name[0] = '\0';
 	if (w->img->mpich_ok) {
 		group = mpich_comm(w, &c, &remote, &rsize);
 	} else if (e->get_comm_group) {

@@ -226,6 +226,20 @@ Test(mqd_mpich, communicator_is_named_by_context_id_not_its_address)
 	snap_free(s);
 }
 
+/* MPICH's DLL names a communicator without a name "--unnamed--": the
+ * report says "unnamed communicator", as for Open MPI. */
+Test(mqd_mpich, the_dlls_unnamed_placeholder_is_no_name)
+{
+	struct snap *s;
+
+	setenv("FAKE_MPICH_COMM_NAME", "--unnamed--", 1);
+	s = collect_job(false);
+	unsetenv("FAKE_MPICH_COMM_NAME");
+	cr_assert_eq(s->ncomms, 1);
+	cr_expect_str_eq(s->comms[0].name, "");
+	snap_free(s);
+}
+
 Test(mqd_mpich, group_is_read_from_ch3_connection_table)
 {
 	struct snap *s = collect_job(false);

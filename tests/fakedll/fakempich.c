@@ -16,6 +16,7 @@
  * FAKE_MISSING_TYPE names a type it asks for that the tests do not have.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fakedll.h"
@@ -149,7 +150,7 @@ int mqs_setup_communicator_iterator(mqd_process *p)
 }
 
 /* One communicator, MPI_COMM_WORLD of 3, at an address of the rank's own
- * (0x7000 + 0x100 * rank). */
+ * (0x7000 + 0x100 * rank); FAKE_MPICH_COMM_NAME, if set, is its name. */
 int mqs_get_communicator(mqd_process *p, struct mqd_communicator *c)
 {
 	struct fproc *fp = (struct fproc *)bcb->get_process_info_fp(p);
@@ -158,7 +159,9 @@ int mqs_get_communicator(mqd_process *p, struct mqd_communicator *c)
 	c->unique_id = 0x7000 + 0x100 * (mqd_taddr_t)fp->rank;
 	c->size = 3;
 	c->local_rank = fp->rank;
-	strcpy(c->name, "MPI_COMM_WORLD");
+	snprintf(c->name, sizeof(c->name), "%s",
+		 getenv("FAKE_MPICH_COMM_NAME") ? getenv("FAKE_MPICH_COMM_NAME")
+						: "MPI_COMM_WORLD");
 	return MQD_OK;
 }
 
