@@ -26,7 +26,7 @@ static const char *const call_names[MDT_NCALLS] = {
 
 /*
  * Predefined handles by name.  Open MPI's handles are the addresses of
- * its objects, named by the rule below; other libraries give no names.
+ * its objects, named by the rule below; MPICH's are constants.
  */
 static const char *const dt_names[] = {
 	"MPI_CHAR", "MPI_SIGNED_CHAR", "MPI_UNSIGNED_CHAR", "MPI_BYTE",
@@ -49,6 +49,29 @@ static const char *const op_names[] = {
 static const char *const comm_names[] = {
 	"MPI_COMM_WORLD", "MPI_COMM_SELF", NULL,
 };
+/* The same names' handles in MPICH's mpi.h (MPICH 3.1 on keep them: the
+ * MPICH ABI, also Intel MPI's and Cray MPICH's; the sizes in bits 8-15
+ * are x86-64's), where handles are ints (mdt_table.handle_size 4). */
+static const uint32_t mpich_dt[] = {
+	0x4c000101, 0x4c000118, 0x4c000102, 0x4c00010d, 0x4c000203,
+	0x4c000204, 0x4c000405, 0x4c000406, 0x4c000807, 0x4c000808,
+	0x4c000809, 0x4c000819, 0x4c00040a, 0x4c00080b, 0x4c00100c,
+	0x4c00040e, 0x4c00013f, 0x4c000137, 0x4c000238, 0x4c000439,
+	0x4c00083a, 0x4c00013b, 0x4c00023c, 0x4c00043d, 0x4c00083e,
+	0x4c000843, 0x4c000845, 0x4c000844, 0x4c000840, 0x4c001041,
+	0x8c000000, 0x8c000001, 0x8c000002, 0x4c000816, 0x8c000003,
+	0x8c000004, 0x4c00010f,
+};
+static const uint32_t mpich_op[] = {
+	0x58000001, 0x58000002, 0x58000003, 0x58000004, 0x58000005,
+	0x58000006, 0x58000007, 0x58000008, 0x58000009, 0x5800000a,
+	0x5800000c, 0x5800000b, 0x5800000d, 0x5800000e,
+};
+_Static_assert(sizeof(mpich_dt) / sizeof(mpich_dt[0]) + 1 ==
+			       sizeof(dt_names) / sizeof(dt_names[0]) &&
+		       sizeof(mpich_op) / sizeof(mpich_op[0]) + 1 ==
+			       sizeof(op_names) / sizeof(op_names[0]),
+	       "one MPICH handle per name");
 
 /* "MPI_INT" -> "ompi_mpi_int", "MPI_SUM" -> "ompi_mpi_op_sum". */
 static const char *handle_name(const struct es_view *v, uint64_t h,
@@ -139,6 +162,22 @@ static void site(const struct trk_ctx *x, uint64_t ret,
 		t->func = snap_str(x->s, t->func);
 }
 
+/* A predefined datatype's or operation's name: by MPICH's constants
+ * where handles are ints, else by Open MPI's symbols. */
+static const char *dt_op_name(const struct trk_ctx *x,
+			      const struct mdt_table *tb, uint64_t h, bool op)
+{
+	const char *const *names = op ? op_names : dt_names;
+	const uint32_t *mpich = op ? mpich_op : mpich_dt;
+
+	if (tb->handle_size != 4)
+		return handle_name(x->view, h, names, op ? "op_" : "");
+	for (int i = 0; h && names[i]; i++)
+		if (mpich[i] == h)
+			return names[i];
+	return NULL;
+}
+
 /* The predefined communicators by their handles in the table (MPICH's
  * constants), else by Open MPI's symbols. */
 static const char *comm_name(const struct trk_ctx *x,
@@ -170,9 +209,9 @@ static void fill(const struct trk_ctx *x, const struct mdt_table *tb,
 	t->tag = tag;
 	t->count = count;
 	t->datatype = dt;
-	t->datatype_name = handle_name(x->view, dt, dt_names, "");
+	t->datatype_name = dt_op_name(x, tb, dt, false);
 	t->op = op;
-	t->op_name = handle_name(x->view, op, op_names, "op_");
+	t->op_name = dt_op_name(x, tb, op, true);
 	t->ret = ret;
 	site(x, ret, t);
 }

@@ -31,7 +31,7 @@
 
 #define S(lit) ((char *)(lit))
 #define MPICH_G "/var/cache/mpi-deadlock/mpich-4.0.2-g"
-#define NP 2
+#define NP 3	/* ranks at most */
 
 static const char irecv_src[] =
 	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
@@ -73,6 +73,26 @@ static const char dups_src[] =
 	"		MPI_Irecv(&v, 1, MPI_INT, 0, 5, c[0], &req);\n"
 	"		MPI_Wait(&req, MPI_STATUS_IGNORE);\n"
 	"	}\n"
+	"	MPI_Finalize();\n	return 0;\n}\n";
+
+/* Three ranks: 0 and 1 in MPI_Allreduce with other datatypes and
+ * operations, 2 in MPI_Barrier. */
+static const char types_src[] =
+	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(int argc, char **argv)\n{\n"
+	"	int rank, i = 1, j;\n	float x = 1, y;\n	char p[4096];\n"
+	"	FILE *f;\n"
+	"	MPI_Init(&argc, &argv);\n"
+	"	MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1], rank);\n"
+	"	if ((f = fopen(p, \"w\"))) {\n"
+	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
+	"	if (rank == 0)\n"
+	"		MPI_Allreduce(&i, &j, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);\n"
+	"	else if (rank == 1)\n"
+	"		MPI_Allreduce(&x, &y, 1, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);\n"
+	"	else\n"
+	"		MPI_Barrier(MPI_COMM_WORLD);\n"
 	"	MPI_Finalize();\n	return 0;\n}\n";
 
 static char *dir;
@@ -124,10 +144,10 @@ static void need_mpich(void)
  * *out, *err, *snap what the run wrote (malloc'ed, NULL if none).
  * Returns the run's exit code.
  */
-static int run_job(const char *name, const char *text, char **src,
+static int run_job(const char *name, const char *text, int np, char **src,
 		   char **out, char **err, char **snap)
 {
-	char *prog, *outp, *errp, *snapp;
+	char *prog, *outp, *errp, *snapp, nps[16];
 	FILE *f;
 	int code;
 
@@ -150,9 +170,10 @@ static int run_job(const char *name, const char *text, char **src,
 			     "mpicc failed");
 	}
 	unsetenv("MD_TRACK_LIB_MPICH");
+	snprintf(nps, sizeof(nps), "%d", np);
 	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=6"),
 			 S("--snapshot"), snapp, S("--"),
-			 S(MPICH_G "/bin/mpiexec"), S("-np"), S("2"), prog, dir,
+			 S(MPICH_G "/bin/mpiexec"), S("-np"), nps, prog, dir,
 			 NULL };
 	code = rp_wait(rp_spawn(argv, NULL, outp, errp), 120000);
 	*out = mj_slurp(outp);
@@ -172,7 +193,7 @@ Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
 	int code, line;
 
 	need_mpich();
-	code = run_job("irecv", irecv_src, &src, &out, &err, &snap);
+	code = run_job("irecv", irecv_src, 2, &src, &out, &err, &snap);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
 	cr_expect(out && strstr(out, "MPI implementation: MPICH"),
@@ -193,7 +214,7 @@ Test(e2e_mpich_track, run_loads_the_mpich_build_into_hydra_ranks,
 		for (const char *p = snap; (p = strstr(p, "\"track\":"));
 		     p++)
 			tracked++;
-		cr_expect_eq(tracked, NP, "ranks with a table: %d\n%s",
+		cr_expect_eq(tracked, 2, "ranks with a table: %d\n%s",
 			     tracked, snap);
 	}
 	cr_expect(!strstr(snap, "libmdtrack.so table of version"),
@@ -212,7 +233,7 @@ Test(e2e_mpich_track, handles_name_the_duplicates_a_collective_and_a_post_are_on
 	    irecv = line_of(dups_src, "MPI_Irecv(");
 
 	need_mpich();
-	code = run_job("dups", dups_src, &src, &out, &err, &snap);
+	code = run_job("dups", dups_src, 2, &src, &out, &err, &snap);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
 	cr_assert_not_null(out);
@@ -234,6 +255,30 @@ Test(e2e_mpich_track, handles_name_the_duplicates_a_collective_and_a_post_are_on
 	cr_assert_not_null(snap);
 	cr_expect(strstr(snap, "\"comm_handle\":\"0xc4"), "%s", snap);
 	cr_expect(strstr(snap, "\"comm_handle\":\"0x84"), "%s", snap);
+	free(out);
+	free(err);
+	free(snap);
+	free(src);
+}
+
+/* MPICH's handles of predefined datatypes and operations are named (its
+ * constants), so the collectives that disagree say how. */
+Test(e2e_mpich_track, predefined_datatypes_and_operations_are_named,
+     .timeout = 150, .fini = fini)
+{
+	char *src, *out, *err, *snap, *want;
+	int code, line = line_of(types_src, "MPI_Allreduce(");
+
+	need_mpich();
+	code = run_job("types", types_src, 3, &src, &out, &err, &snap);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
+		     err);
+	cr_assert_not_null(out);
+	want = xasprintf("rank 0 called MPI_Allreduce with MPI_INT, MPI_MAX "
+			 "at %s:%d, rank 1 with MPI_FLOAT, MPI_SUM at %s:%d",
+			 src, line, src, line + 2);
+	cr_expect(strstr(out, want), "no line \"%s\":\n%s", want, out);
+	free(want);
 	free(out);
 	free(err);
 	free(snap);

@@ -539,6 +539,40 @@ Test(track, variable_holding_request_null_joins_nothing)
 	fx_fini(&f);
 }
 
+/* MPICH's handles are ints: its predefined datatypes and operations are
+ * named by its constants, an unknown one (a derived datatype) not. */
+Test(track, mpich_predefined_datatype_and_operation_are_named)
+{
+	struct fx f;
+	const struct snap_track_rec *t;
+
+	fx_init(&f);
+	f.tb->handle_size = 4;
+	f.tb->colls[3] = (struct mdt_coll){ .stamp = 1, .comm = 0x44000000,
+					    .datatype = 0x4c00080b,
+					    .op = 0x58000003, .ret = f.site2,
+					    .ncalls = 1,
+					    .call = MDT_MPI_Allreduce,
+					    .count = 2 };
+	f.tb->colls[4] = (struct mdt_coll){ .stamp = 2, .comm = 0x84000002,
+					    .datatype = 0xcc000001,
+					    .op = 0x5800000c, .ret = f.site2,
+					    .ncalls = 1, .call = MDT_MPI_Reduce,
+					    .count = 1 };
+	f.tb->colls_head = 2;
+	cr_assert_eq(fx_read(&f), 0);
+	cr_assert_eq(f.r.ntrack, 2);
+	t = &f.r.track[0];
+	if (strcmp(t->call, "MPI_Allreduce"))
+		t = &f.r.track[1];
+	cr_expect_str_eq(t->datatype_name, "MPI_DOUBLE");
+	cr_expect_str_eq(t->op_name, "MPI_SUM");
+	t = t == &f.r.track[0] ? &f.r.track[1] : &f.r.track[0];
+	cr_expect_null(t->datatype_name);
+	cr_expect_str_eq(t->op_name, "MPI_MAXLOC");
+	fx_fini(&f);
+}
+
 Test(track, predefined_communicators_are_named_by_the_handles_in_the_table)
 {
 	struct fx f;
