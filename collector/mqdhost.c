@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -752,6 +753,26 @@ static void place_peers(const struct snap *s, int comm, struct snap_op *op)
 		op->actual_global = c->group[op->actual_local];
 }
 
+/* A rank the snapshot can hold: an index in its communicator (its remote
+ * group on an intercommunicator) or in the job, or -1.  A DLL fills the
+ * actual fields of a receive that has not matched with whatever its
+ * status holds (MPICH's: MPI_ANY_SOURCE, -2), which is no rank. */
+static int rank_in(int rank, int size)
+{
+	return rank >= 0 && rank < size ? rank : -1;
+}
+
+static void keep_ranks(const struct snap *s, int comm, struct snap_op *op)
+{
+	const struct snap_comm *c = &s->comms[comm];
+	int size = c->remote ? c->remote_size : c->size;
+
+	op->peer_local = rank_in(op->peer_local, size);
+	op->actual_local = rank_in(op->actual_local, INT_MAX);
+	op->peer_global = rank_in(op->peer_global, s->nranks);
+	op->actual_global = rank_in(op->actual_global, s->nranks);
+}
+
 static void add_op(struct walk *w, int cls, int comm,
 		   const struct mqd_pending_operation *m)
 {
@@ -786,6 +807,7 @@ static void add_op(struct walk *w, int cls, int comm,
 	op->actual_tag = s32(m->actual_tag);
 	op->actual_length = (uint64_t)m->actual_length;
 	place_peers(w->s, comm, op);
+	keep_ranks(w->s, comm, op);
 	if (w->img->dll->impl == MH_IMPL_MPICH) {
 		/* MPICH's DLL gives the user's element count, not bytes, and
 		 * -1 for a length it does not know. */

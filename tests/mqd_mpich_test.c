@@ -279,6 +279,36 @@ Test(mqd_mpich, local_peer_is_placed_in_world_though_dll_says_minus_one)
 	snap_free(s);
 }
 
+/* The snapshot holds what its reader takes: "any source" is -1. */
+Test(mqd_mpich, any_source_receive_is_written_as_a_snapshot_that_reads_back)
+{
+	struct snap *s, *back = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	setenv("FAKE_MPICH_ANY_SOURCE", "1", 1);
+	s = collect_job(false);
+	unsetenv("FAKE_MPICH_ANY_SOURCE");
+	for (int r = 0; r < 3; r++) {
+		const struct snap_op *recv = op_of(&s->ranks[r], SNAP_OP_RECV);
+
+		cr_expect_eq(recv->peer_local, -1);
+		cr_expect_eq(recv->peer_global, -1);
+		cr_expect_eq(recv->actual_local, -1);
+		cr_expect_eq(recv->actual_global, -1);
+	}
+	f = open_memstream(&text, &len);
+	cr_assert_eq(snap_write(s, f), 0);
+	fclose(f);
+	f = fmemopen(text, len, "r");
+	cr_expect_eq(snap_read(f, "any-source", &back), 0);
+	fclose(f);
+	free(text);
+	snap_free(back);
+	snap_free(s);
+}
+
 Test(mqd_mpich, lengths_are_element_counts_not_bytes)
 {
 	struct snap *s = collect_job(false);

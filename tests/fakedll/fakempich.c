@@ -158,7 +158,8 @@ int mqs_get_communicator(mqd_process *p, struct mqd_communicator *c)
 	memset(c, 0, sizeof(*c));
 	c->unique_id = 0x7000 + 0x100 * (mqd_taddr_t)fp->rank;
 	c->size = 3;
-	c->local_rank = fp->rank;
+	/* mqd_mpich_test.c places local rank l at world rank (l + 1) % 3. */
+	c->local_rank = (fp->rank + 2) % 3;
 	snprintf(c->name, sizeof(c->name), "%s",
 		 getenv("FAKE_MPICH_COMM_NAME") ? getenv("FAKE_MPICH_COMM_NAME")
 						: "MPI_COMM_WORLD");
@@ -184,6 +185,9 @@ int mqs_setup_operation_iterator(mqd_process *p, int cls)
  * Rank r: a receive from local rank (r + 2) % 3, tag 7, 5 elements; a
  * nonblocking send to (r + 1) % 3, tag 9, 3 elements; an unexpected
  * message from (r + 1) % 3 with tag 1.  Global ranks -1 throughout.
+ * With FAKE_MPICH_ANY_SOURCE set the receive is from any source, and its
+ * actual source is what MPICH's DLL gives for a receive not matched:
+ * the status' MPI_ANY_SOURCE, -2.
  */
 int mqs_next_operation(mqd_process *p, struct mqd_pending_operation *op)
 {
@@ -199,6 +203,8 @@ int mqs_next_operation(mqd_process *p, struct mqd_pending_operation *op)
 	op->desired_global_rank = -1;
 	op->actual_local_rank = peer;
 	op->actual_global_rank = -1;
+	if (fp->cls == MQD_PENDING_RECEIVES && getenv("FAKE_MPICH_ANY_SOURCE"))
+		op->desired_local_rank = op->actual_local_rank = -2;
 	op->tag_wild = 0;
 	op->desired_tag = fp->cls == MQD_PENDING_SENDS ? 9 :
 			  fp->cls == MQD_PENDING_RECEIVES ? 7 : 1;
