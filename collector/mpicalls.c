@@ -96,9 +96,32 @@ bool mc_is_collective(const char *call)
 	return md_call_collective(md_call_class(call));
 }
 
+/* The suffixes of a binding of the same call: Fortran 2008's
+ * (mpi_recv_f08_, MPICH's mpi_recv_f08ts_) and MPI 4's large counts
+ * (MPI_Send_c, mpi_send_f08ts_large_). */
+static const char *const binding_suffixes[] = {
+	"_large", "_f08ts", "_f08", "_c",
+};
+
+static void drop_binding_suffixes(char *name, size_t n)
+{
+	size_t ns = sizeof(binding_suffixes) / sizeof(*binding_suffixes);
+
+	for (size_t i = 0; i < ns; i++) {
+		size_t sl = strlen(binding_suffixes[i]);
+
+		/* "MPI_" and one letter at least stay. */
+		if (n > 5 + sl && !strcmp(name + n - sl, binding_suffixes[i])) {
+			n -= sl;
+			name[n] = '\0';
+		}
+	}
+}
+
 /* "MPI_Comm_split" from the letters after a [P]MPI_ or [p]mpi_ prefix:
  * the first letter upper case, the rest lower case, trailing '_' of
- * Fortran bindings dropped. */
+ * Fortran bindings dropped, and the suffix of another binding of the
+ * same call. */
 static bool api_name(const char *func, char *buf, size_t len)
 {
 	const char *p;
@@ -122,6 +145,7 @@ static bool api_name(const char *func, char *buf, size_t len)
 					 : tolower((unsigned char)c));
 	}
 	buf[n] = '\0';
+	drop_binding_suffixes(buf, n);
 	return true;
 }
 

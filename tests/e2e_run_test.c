@@ -100,6 +100,34 @@ Test(e2e_run, run_reports_a_ring_deadlock_at_the_deadline_and_ends_the_job,
 	e2e_done(&e);
 }
 
+/* A Fortran 2008 program's ranks wait in mpi_recv_f08_, which is
+ * MPI_Recv: the ring is a deadlock, and its line is in the .f90. */
+Test(e2e_run, fortran_2008_receive_is_mpi_recv, .timeout = 90)
+{
+	struct e2e e;
+	int code;
+	char *out, *err;
+
+	e2e_setup(&e);
+	if (system("command -v mpif90 >/dev/null"))
+		cr_skip_test("mpif90 not installed");
+	snprintf(e.prog, sizeof(e.prog), "%s/ringf", e.dir);
+	cr_assert_eq(rp_build_ring_f08("mpif90", e.prog), 0, "mpif90 failed");
+	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=4"), S("-q"),
+			 S("--"), MPIRUN, e.prog, e.dir, NULL };
+	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
+	e2e_no_rank_left(&e);
+	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stdout: %s; "
+		     "stderr: %s", code, out, err);
+	cr_expect(strstr(out, "MPI_Recv at ") && strstr(out, "ringf.f90:"),
+		  "report does not name MPI_Recv in ringf.f90: %s", out);
+	free(out);
+	free(err);
+	e2e_done(&e);
+}
+
 /* --snapshot over an existing file replaces it whole: a reader that has
  * the old file open (mapped, as snapshot/snapread.c maps a regular file)
  * keeps all of it, and no temporary file is left. */

@@ -229,6 +229,14 @@ Test(mpicalls, call_names_are_canonical_from_c_fortran_and_internals)
 		{ "ompi_coll_base_scatter_intra_binomial", "MPI_Scatter" },
 		{ "mca_pml_ob1_probe", "MPI_Probe" },
 		{ "ompi_comm_dup", "MPI_Comm_dup" },
+		/* Fortran 2008 and large-count bindings of the same call. */
+		{ "mpi_recv_f08_", "MPI_Recv" },
+		{ "pmpi_sendrecv_f08_", "MPI_Sendrecv" },
+		{ "mpi_recv_f08ts_", "MPI_Recv" },
+		{ "mpi_send_f08ts_large_", "MPI_Send" },
+		{ "MPI_Send_c", "MPI_Send" },
+		{ "PMPI_Allreduce_c", "MPI_Allreduce" },
+		{ "MPI_Comm_c2f", "MPI_Comm_c2f" },
 	};
 	char buf[MC_CALL_MAX];
 

@@ -150,22 +150,53 @@ static const char ring_src[] =
 	"		 MPI_STATUS_IGNORE);\n"
 	"	MPI_Finalize();\n	return 0;\n}\n";
 
-int rp_build_ring(const char *mpicc, const char *prog)
+/* The same ring in Fortran 2008 (use mpi_f08). */
+static const char ring_f08_src[] =
+	"program ring\n"
+	"  use mpi_f08\n"
+	"  implicit none\n"
+	"  integer :: rank, size, x, u\n"
+	"  character(len=4096) :: dir, path\n"
+	"  call MPI_Init()\n"
+	"  call MPI_Comm_rank(MPI_COMM_WORLD, rank)\n"
+	"  call MPI_Comm_size(MPI_COMM_WORLD, size)\n"
+	"  call get_command_argument(1, dir)\n"
+	"  write (path, '(A,\"/rank.\",I0,\".pid\")') trim(dir), rank\n"
+	"  open (newunit=u, file=trim(path), status='replace')\n"
+	"  write (u, '(I0)') getpid()\n"
+	"  close (u)\n"
+	"  call MPI_Recv(x, 1, MPI_INTEGER, mod(rank + 1, size), 0, &\n"
+	"                MPI_COMM_WORLD, MPI_STATUS_IGNORE)\n"
+	"  call MPI_Finalize()\n"
+	"end program ring\n";
+
+static int build(const char *compiler, const char *prog, const char *ext,
+		 const char *text)
 {
-	char *src = NULL, *cc[] = { (char *)mpicc, (char *)"-g", (char *)"-o",
-				    (char *)prog, NULL, NULL };
+	char *src = NULL, *cc[] = { (char *)compiler, (char *)"-g",
+				    (char *)"-o", (char *)prog, NULL, NULL };
 	FILE *f;
 	int rc = -1;
 
-	if (asprintf(&src, "%s.c", prog) < 0)
+	if (asprintf(&src, "%s.%s", prog, ext) < 0)
 		return -1;
 	cc[4] = src;
 	f = fopen(src, "w");
 	if (f) {
-		fputs(ring_src, f);
+		fputs(text, f);
 		rc = fclose(f) ? -1 : rp_wait(rp_spawn(cc, NULL, NULL, NULL),
 					      60000);
 	}
 	free(src);
 	return rc;
+}
+
+int rp_build_ring(const char *mpicc, const char *prog)
+{
+	return build(mpicc, prog, "c", ring_src);
+}
+
+int rp_build_ring_f08(const char *mpif90, const char *prog)
+{
+	return build(mpif90, prog, "f90", ring_f08_src);
 }

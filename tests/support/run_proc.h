@@ -57,5 +57,7 @@ void rp_kill_all(const pid_t *pids, int n);
  * -1.
  */
 int rp_build_ring(const char *mpicc, const char *prog);
+/* The same ring in Fortran 2008 (use mpi_f08), from prog.f90. */
+int rp_build_ring_f08(const char *mpif90, const char *prog);
 
 #endif /* MD_TESTS_RUN_PROC_H */
