@@ -125,8 +125,9 @@ static void put_detail(const struct anl_result *r, const struct anl_ev *ev,
 		put_comm(r, ev->comm, out);
 		if (op && !anl_op_probe(op) && !op->length && op->count &&
 		    !op->datatype)
-			fprintf(out, ", %llu elements",
-				(unsigned long long)op->count);
+			fprintf(out, ", %llu element%s",
+				(unsigned long long)op->count,
+				op->count == 1 ? "" : "s");
 		else if (op && !anl_op_probe(op))
 			fprintf(out, ", %llu bytes",
 				(unsigned long long)op->length);

@@ -470,3 +470,23 @@ Test(report, probes_wait_on_their_sources_from_ob1)
 {
 	compare_fixture("probedeadlock.jsonl", "fixture_probedeadlock.txt");
 }
+
+/* MPICH's DLL gives a count of elements without a datatype or bytes. */
+Test(report, element_counts_without_bytes_are_counted_in_words)
+{
+	struct snap *s = sb_ring(3);
+	char *got;
+
+	for (int r = 0; r < 3; r++)
+		for (int i = 0; i < s->ranks[r].nops; i++) {
+			s->ranks[r].ops[i].length = 0;
+			s->ranks[r].ops[i].count = r ? 5 : 1;
+		}
+	got = render(s, &text);
+	cr_expect(strstr(got, ", 1 element\n") || strstr(got, ", 1 element "),
+		  "%s", got);
+	cr_expect(strstr(got, ", 5 elements"), "%s", got);
+	cr_expect_null(strstr(got, "1 elements"), "%s", got);
+	free(got);
+	snap_free(s);
+}
