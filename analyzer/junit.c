@@ -103,6 +103,58 @@ static int waits_for(const struct anl_result *r, int v)
 	return -1;
 }
 
+/* Does v wait for itself (a receive from its own rank)? */
+static bool waits_for_itself(const struct anl_result *r, int v)
+{
+	int first, n = wfg_out(r->g, v, &first);
+
+	for (int e = first; e < first + n; e++)
+		if (wfg_edge_to(r->g, e) == v)
+			return true;
+	return false;
+}
+
+/* A workflow command's property (the file name) and its message, with
+ * the characters that would end them escaped as GitHub's runner reads
+ * them back. */
+static void put_escaped(const char *s, bool property, FILE *out)
+{
+	for (; *s; s++) {
+		if (*s == '%' || *s == '\r' || *s == '\n' ||
+		    (property && (*s == ':' || *s == ',')))
+			fprintf(out, "%%%02X", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void put_site(const struct anl_result *r, struct site *s,
+		     FILE *out)
+{
+	const char *call = s->call ? s->call : "MPI";
+	int to = waits_for(r, s->first);
+	char *msg;
+
+	if (s->rs.count > 1)
+		msg = xasprintf("ranks %s wait in %s (deadlock)",
+				anl_ranges_str(&s->rs), call);
+	else if (to >= 0)
+		msg = xasprintf("rank %s waits for rank %d in %s (deadlock)",
+				anl_ranges_str(&s->rs), to, call);
+	else if (waits_for_itself(r, s->first))
+		msg = xasprintf("rank %s waits for itself in %s (deadlock)",
+				anl_ranges_str(&s->rs), call);
+	else
+		msg = xasprintf("rank %s waits in %s (deadlock)",
+				anl_ranges_str(&s->rs), call);
+	fputs("::error file=", out);
+	put_escaped(s->file, true, out);
+	fprintf(out, ",line=%d::", s->line);
+	put_escaped(msg, false, out);
+	fputc('\n', out);
+	free(msg);
+}
+
 /* One ::error per distinct call site of the deadlocked ranks. */
 void anl_report_github(const struct anl_result *r, FILE *out)
 {
@@ -133,15 +185,7 @@ void anl_report_github(const struct anl_result *r, FILE *out)
 	HASH_CLEAR(hh, table);
 	for (int i = 0; i < n; i++) {
 		s = order[i];
-		if (s->rs.count == 1)
-			fprintf(out, "::error file=%s,line=%d::rank %s waits for "
-				     "rank %d in %s (deadlock)\n", s->file,
-				s->line, anl_ranges_str(&s->rs),
-				waits_for(r, s->first), s->call ? s->call : "MPI");
-		else
-			fprintf(out, "::error file=%s,line=%d::ranks %s wait in "
-				     "%s (deadlock)\n", s->file, s->line,
-				anl_ranges_str(&s->rs), s->call ? s->call : "MPI");
+		put_site(r, s, out);
 		anl_ranges_free(&s->rs);
 		free(s);
 	}

@@ -490,3 +490,26 @@ Test(report, element_counts_without_bytes_are_counted_in_words)
 	free(got);
 	snap_free(s);
 }
+
+/* --github: a rank that waits for itself says so (not "rank -1"), and a
+ * file name's ',' ':' '%' are escaped as the runner reads them back. */
+Test(report, github_annotation_names_a_self_wait_and_escapes_the_file)
+{
+	static const struct anl_opts gh = { .format = ANL_FORMAT_TEXT,
+					    .github = true };
+	struct snap *s = sb_new(2);
+	char *got, *line;
+
+	sb_recv(s, 0, 0, 1, "a,b:c%d.c", 10);
+	sb_recv(s, 1, 0, 2, "ring.c", 20);
+	got = render(s, &gh);
+	line = strstr(got, "::error file=a%2Cb%3Ac%25d.c,line=10::");
+	cr_expect_not_null(line, "%s", got);
+	cr_expect(line && !strncmp(strchr(line + 2, ':') + 2,
+				   "rank 0 waits for itself in MPI_Recv",
+				   strlen("rank 0 waits for itself")),
+		  "%s", got);
+	cr_expect_null(strstr(got, "rank -1"), "%s", got);
+	free(got);
+	snap_free(s);
+}
