@@ -1,4 +1,5 @@
 /* analyze.c - the analysis entry points, names and the one-line verdict. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -317,7 +318,55 @@ static char *unread_summary(const struct anl_result *r, int unread)
 			 unread, r->nranks, r->nranks - unread);
 }
 
+static char *verdict_summary(const struct anl_result *r);
+
+/* "SIGSTOP" for the signal that holds a rank stopped. */
+const char *anl_signal_name(int sig)
+{
+	static __thread char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	else
+		snprintf(buf, sizeof(buf), "signal %d", sig);
+	return buf;
+}
+
+/*
+ * The verdict, and the ranks stopped by someone else (SIGSTOP, ^Z): what
+ * waits for them waits until they get SIGCONT, whatever the verdict.
+ */
 char *anl_summary(const struct anl_result *r)
+{
+	char *text = verdict_summary(r), *all;
+	struct anl_ranges rs;
+	int sig = 0;
+
+	anl_ranges_init(&rs);
+	for (int i = 0; i < r->nranks; i++) {
+		if (!r->s->ranks[i].stopped_by)
+			continue;
+		anl_ranges_add(&rs, i);
+		sig = sig && sig != r->s->ranks[i].stopped_by ? -1 :
+		      r->s->ranks[i].stopped_by;
+	}
+	if (!rs.count) {
+		anl_ranges_free(&rs);
+		return text;
+	}
+	all = xasprintf("%s; %s %s %s stopped%s%s and run%s nothing until "
+			"SIGCONT", text, rs.count == 1 ? "rank" : "ranks",
+			anl_ranges_str(&rs), rs.count == 1 ? "is" : "are",
+			sig > 0 ? " by " : "",
+			sig > 0 ? anl_signal_name(sig) : "",
+			rs.count == 1 ? "s" : "");
+	anl_ranges_free(&rs);
+	free(text);
+	return all;
+}
+
+static char *verdict_summary(const struct anl_result *r)
 {
 	int active = count_role(r, ANL_ROLE_ACTIVE);
 	int waiting = count_role(r, ANL_ROLE_RELEASED);

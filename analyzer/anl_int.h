@@ -162,6 +162,8 @@ char *anl_site(const struct anl_result *r, int rank);
 /* The one-line verdict (malloc'ed). */
 char *anl_summary(const struct anl_result *r);
 const char *anl_role_name(enum anl_role role);
+/* "SIGSTOP" (a static buffer of the thread's). */
+const char *anl_signal_name(int sig);
 const char *anl_edge_kind_name(enum anl_edge_kind k);
 const char *anl_cycle_kind_name(enum anl_ckind k);
 const char *anl_verdict_name(enum anl_verdict v);

@@ -293,6 +293,8 @@ static void ranks_arr(jg g, const struct anl_result *r)
 		str(g, "func", sr->call_func);
 		str(g, "file", sr->call_file);
 		num(g, "line", sr->call_line);
+		if (sr->stopped_by)
+			str(g, "stopped_by", anl_signal_name(sr->stopped_by));
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

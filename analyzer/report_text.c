@@ -381,7 +381,7 @@ struct gkey {
 				 * 5 in MPI_Init */
 	const char *call, *file, *func, *reason;
 	int line;
-	int pad;		/* hashed as bytes: no implicit padding */
+	int stopped_by;		/* hashed as bytes: no implicit padding */
 };
 
 struct group {
@@ -398,6 +398,7 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 
 	memset(&k, 0, sizeof(k));
 	k.role = r->ranks[i].role;
+	k.stopped_by = sr->stopped_by;
 	if (k.role == ANL_ROLE_GONE || k.role == ANL_ROLE_UNKNOWN) {
 		k.reason = sr->reason;
 		return k;
@@ -507,6 +508,17 @@ static void put_sleep_hint(const struct snap_rank *sr, FILE *out)
 			"README)\n", n, n == 1 ? "" : "s");
 }
 
+/* Ranks held stopped by someone else: nothing they owe comes. */
+static void put_stopped(const struct group *g, FILE *out)
+{
+	if (g->key.stopped_by)
+		fprintf(out, "      stopped by %s, not by mpi-deadlock: %s nothing "
+			"until %s SIGCONT (kill -CONT)\n",
+			anl_signal_name(g->key.stopped_by),
+			g->rs.count == 1 ? "it runs" : "they run",
+			g->rs.count == 1 ? "it gets" : "they get");
+}
+
 static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 {
 	const char *ranks = anl_ranges_str(&g->rs);
@@ -531,14 +543,17 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 	 * for it (ranks at other places are other groups). */
 	if (!g->key.call) {
 		site = anl_site(r, g->first);
-		fprintf(out, "  %s %s: running (%s)\n", who, ranks, site);
+		fprintf(out, "  %s %s: %s (%s)\n", who, ranks,
+			g->key.stopped_by ? "stopped" : "running", site);
 		free(site);
+		put_stopped(g, out);
 		put_sleep_hint(&r->s->ranks[g->first], out);
 		return;
 	}
 	site = anl_site(r, g->first);
 	fprintf(out, "  %s %s: %s, %s\n", who, ranks, site, group_text(r, &g->key));
 	free(site);
+	put_stopped(g, out);
 	put_threads(r, g->first, g->rs.count > 1, out);
 }
 

@@ -343,6 +343,8 @@ static void read_all(struct col *c, int look)
 			continue;
 		}
 		keep_look(c, i, &fresh, look);
+		/* As the last look found it: a SIGCONT between looks counts. */
+		s->ranks[i].stopped_by = tgt_stopped_by(cr.t);
 		c->st.ranks_read++;
 	}
 }

@@ -26,6 +26,7 @@ struct tgt {
 	int ntids;
 	int *unstopped;
 	int nunstopped;
+	int stopped_by;
 	struct tgt_cache *pages;	/* while attached, all stopped */
 };
 
@@ -76,6 +77,16 @@ void tgt_unstopped(struct tgt *t, const int **tids, int *n)
 {
 	*tids = t->unstopped;
 	*n = t->nunstopped;
+}
+
+void tgt_set_stopped_by(struct tgt *t, int sig)
+{
+	t->stopped_by = sig;
+}
+
+int tgt_stopped_by(const struct tgt *t)
+{
+	return t->stopped_by;
 }
 
 void tgt_inject_read_fault(struct tgt *t, int code)

@@ -130,6 +130,13 @@ int tgt_attach_wait(struct tgt *t, long long deadline);
  */
 void tgt_unstopped(struct tgt *t, const int **tids, int *n);
 
+/*
+ * The signal that held the process stopped when it was attached
+ * (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU: stopped by someone else, and left
+ * stopped on detach), or 0.  Known after tgt_attach_wait.
+ */
+int tgt_stopped_by(const struct tgt *t);
+
 /* How long tgt_attach waits for the threads to stop. */
 #define TGT_STOP_TIMEOUT_NS (5LL * 1000 * 1000 * 1000)
 
@@ -233,6 +240,8 @@ struct tgt *tgt_new(int pid, const struct tgt_ops *ops, void *impl,
 void *tgt_impl(const struct tgt *t);
 /* The implementation's threads that did not stop (copied). */
 void tgt_set_unstopped(struct tgt *t, const int *tids, int n);
+/* The signal of the group-stop the process was in, 0 if none. */
+void tgt_set_stopped_by(struct tgt *t, int sig);
 /* Attached or not, as the implementation finds it. */
 void tgt_set_attached(struct tgt *t, bool attached);
 

@@ -6,6 +6,7 @@
  * seen through all of them, and the fake counts the attaches and
  * detaches made through them.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,8 +204,13 @@ static void fake_detach(struct tgt *t)
  * as the live target lets go what it seized. */
 static int fake_attach_wait(struct tgt *t, long long deadline)
 {
+	struct fake *f = tgt_impl(t);
+
 	(void)deadline;
-	if (!((struct fake *)tgt_impl(t))->gone)
+	/* A fake whose stat says 'T' was stopped by SIGSTOP. */
+	tgt_set_stopped_by(t, f->has_stat && f->stat.state == 'T' ? SIGSTOP
+								 : 0);
+	if (!f->gone)
 		return 0;
 	fake_detach(t);
 	tgt_set_attached(t, false);

@@ -22,6 +22,7 @@
 struct live_thr {
 	int tid;
 	int sig;
+	int job_sig;	/* the signal of the group-stop it was in, or 0 */
 	bool stopped;	/* its stop has been waited for */
 };
 
@@ -160,7 +161,21 @@ static enum wait_result poll_stop(struct live_thr *th)
 		return W_GONE;	/* exited or killed: reaped */
 	if ((st >> 16) != PTRACE_EVENT_STOP)
 		th->sig = WSTOPSIG(st);
+	/* Our PTRACE_INTERRUPT stops with SIGTRAP; a thread of a process
+	 * stopped by SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU reports that
+	 * group-stop with its signal, and stays in it when let go. */
+	else if (WSTOPSIG(st) != SIGTRAP)
+		th->job_sig = WSTOPSIG(st);
 	return W_STOPPED;
+}
+
+/* The signal the process was stopped by before we came, or 0. */
+static int job_stop_signal(const struct live *l)
+{
+	for (int i = 0; i < l->n; i++)
+		if (l->thr[i].job_sig)
+			return l->thr[i].job_sig;
+	return 0;
 }
 
 /*
@@ -267,6 +282,7 @@ static int live_attach_wait(struct tgt *t, long long deadline)
 		return attach_failed(t, l, l->n ? -MD_E_SYS : -MD_E_GONE,
 				     failed, errno, first_unstopped(l));
 	publish_unstopped(t, l);
+	tgt_set_stopped_by(t, job_stop_signal(l));
 	if (pending)
 		md_warn("thread %d of pid %d did not stop within %lld s "
 			"(uninterruptible sleep?): its stack is left out and it "

@@ -231,6 +231,10 @@ struct snap_rank {
 	enum snap_rank_state state;
 	enum snap_progress progress;
 	const char *reason;	/* why not collected or gone; NULL if read */
+	int stopped_by;		/* the signal that held it stopped when it
+				 * was read (SIGSTOP, SIGTSTP: stopped by
+				 * someone else; it runs nothing until
+				 * SIGCONT), 0 if it was running */
 	const char *host;
 	const char *exe;
 	/* The host whose collector handled the rank (the front end's, or

@@ -28,6 +28,7 @@
 
 #include "../collector/elfsym.h"
 #include "../collector/target.h"
+#include "analyze.h"
 #include "collect.h"
 #include "md.h"
 #include "snap.h"
@@ -400,6 +401,35 @@ static void check_fakes(const struct inject *in, bool interrupted)
 	}
 }
 
+/* The victim is named as stopped by SIGSTOP, in the snapshot and in
+ * the report's verdict. */
+static void expect_stopped(const struct snap *s, int victim,
+			   const struct cell *c)
+{
+	static const struct anl_opts text = { .format = ANL_FORMAT_TEXT };
+	struct anl_result *r;
+	char *sum = NULL, *want;
+	size_t len = 0;
+	FILE *f;
+
+	cr_expect_eq(s->ranks[victim].stopped_by, SIGSTOP,
+		     "%s at %s: rank %d stopped_by %d", fault_names[c->fault],
+		     col_phase_name(c->phase), victim,
+		     s->ranks[victim].stopped_by);
+	r = anl_analyze(s);
+	f = open_memstream(&sum, &len);
+	anl_report(r, &text, f);
+	fclose(f);
+	*strchrnul(sum, '\n') = '\0';	/* the verdict */
+	if (asprintf(&want, "rank %d is stopped by SIGSTOP", victim) < 0)
+		want = NULL;
+	cr_expect(want && strstr(sum, want), "%s at %s: summary %s",
+		  fault_names[c->fault], col_phase_name(c->phase), sum);
+	free(want);
+	free(sum);
+	anl_result_free(r);
+}
+
 ParameterizedTestParameters(fault_fake, every_phase)
 {
 	static struct cell cells[COL_PHASE_COUNT * F_COUNT];
@@ -449,6 +479,10 @@ ParameterizedTest(struct cell *c, fault_fake, every_phase,
 				  v->state, v->reason ? v->reason : "-",
 				  v->queues,
 				  v->queues_reason ? v->queues_reason : "-");
+		/* The last look found it stopped: the snapshot says by
+		 * what, and so does the verdict. */
+		if (c->fault == F_RANK_STOPPED)
+			expect_stopped(s, in.victim, c);
 	}
 	free(err);
 	snap_free(s);
