@@ -151,8 +151,10 @@ static int edge_obj(jg g, const struct anl_result *r, const int *path,
 	int from = wfg_edge_from(r->g, path[0]), to = wfg_edge_to(r->g, path[0]);
 	const struct snap_rank *sr = &r->s->ranks[from];
 	int used = 1;
+	bool any = false;
 
 	if (to >= r->nranks && left > 1) {
+		any = r->v[to - r->nranks].kind == ANL_V_ANY;
 		to = wfg_edge_to(r->g, path[1]);
 		used = 2;
 	}
@@ -160,8 +162,10 @@ static int edge_obj(jg g, const struct anl_result *r, const int *path,
 		return used;
 	yajl_gen_map_open(g);
 	num(g, "from", from);
-	/* "Any source": the member the search went through is no answer. */
-	wait_fields(g, r, ev, ev->any_source ? -1 : to);
+	/* "Any source", or a peer no operation names (a wait through the
+	 * communicator's "any" node): the member the search went through
+	 * is no answer. */
+	wait_fields(g, r, ev, ev->any_source || any ? -1 : to);
 	str(g, "from_call", sr->mpi_call);
 	str(g, "from_file", sr->call_file);
 	num(g, "from_line", sr->call_line);

@@ -226,7 +226,11 @@ static int put_step(const struct anl_result *r, const int *path, int left,
 		/* An "any" wait goes through one node shared by the whole
 		 * communicator, so the cycle may come straight back to the
 		 * waiter: name the choice, not the member the search took. */
-		if (any) {
+		if (any && ev && ev->op < 0 && !ev->any_source) {
+			/* A send (or a wait) with no operation to name its
+			 * peer: not a choice of any rank, a rank unknown. */
+			fputs(" waits for a rank not known", out);
+		} else if (any) {
 			fputs(" waits for any rank", out);
 		} else {
 			fputs(" waits for ", out);

@@ -513,3 +513,26 @@ Test(report, github_annotation_names_a_self_wait_and_escapes_the_file)
 	free(got);
 	snap_free(s);
 }
+
+/* Blocking sends whose operations no DLL shows (MPICH without its send
+ * queue): the peer is not known, and neither report invents one. */
+Test(report, send_without_an_operation_waits_for_a_rank_not_known)
+{
+	struct snap *s = sb_new(2);
+	char *got;
+
+	sb_call(s, 0, "MPI_Send", "send.c", 10);
+	sb_call(s, 1, "MPI_Send", "send.c", 10);
+	got = render(s, &text);
+	cr_expect_not_null(strstr(got, "waits for a rank not known: send"),
+			   "%s", got);
+	*strstr(got, "\nranks:") = '\0';	/* the knot's lines */
+	cr_expect_null(strstr(got, "any rank"), "%s", got);
+	free(got);
+	got = render(s, &json);
+	cr_expect_not_null(strstr(got, "\"to\": null"), "%s", got);
+	cr_expect_null(strstr(got, "\"to\": 0"), "%s", got);
+	cr_expect_null(strstr(got, "\"to\": 1"), "%s", got);
+	free(got);
+	snap_free(s);
+}
