@@ -76,6 +76,10 @@ void col_ob1_prepare(struct col_rank *cr, struct col_image *im)
 	if (!im || im->ob1_tried || c->o->no_ob1 || !im->types)
 		return;
 	im->ob1_tried = true;
+	/* ob1 is Open MPI's: another MPI has nothing to miss here. */
+	if (im->dll && im->dll->dll &&
+	    mh_dll_impl(im->dll->dll) == MH_IMPL_MPICH)
+		return;
 	plugin = ob1_plugin(cr->view);
 	if (!plugin) {
 		without_ob1(c, "the ranks do not use Open MPI's ob1 PML "
