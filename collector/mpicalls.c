@@ -289,6 +289,64 @@ static bool is_helper(const struct snap_frame *frames, int n, bool in_call)
 	       (n > 0 && runtime_only && any_mpi_lib && !in_call);
 }
 
+/*
+ * A thread in an MPI call that runs code of the object that made the
+ * call, called back by the library (a user-defined MPI_Op inside
+ * MPI_Allreduce, an error handler, a generalized request's query): it
+ * computes, it does not wait.  Shown where it runs, as outside MPI.  The
+ * object must be the caller's own: transport libraries the runtime list
+ * does not know must not make a blocked rank look busy.  A callback that
+ * itself calls MPI (frames inner to it name an MPI call) is left as it
+ * is.
+ */
+static bool is_callers_code(const struct snap_frame *f, const char *obj)
+{
+	/* An MPI linked into the program statically has its functions in
+	 * the caller's object: known by their names. */
+	static const char *const mpi_ns[] = {
+		"ompi_", "opal_", "orte_", "mca_", "pmix_", "PMPI_", "MPI_",
+		"pmpi_", "mpi_", "event_", "MPIR_", "MPID", "MPII_", "MPIU_",
+		"MPL_", "PMI", "ucp_", "uct_", "ucs_", "fi_", "hwloc_", "psm",
+		"ADIO",
+	};
+
+	return f->object && f->func && !strcmp(f->object, obj) &&
+	       !is_runtime_frame(f) &&
+	       !in_prefixes(f->func, mpi_ns, sizeof(mpi_ns) / sizeof(*mpi_ns));
+}
+
+static bool in_callback(const struct snap_frame *frames, struct mc_class *out)
+{
+	const char *obj;
+	char name[MC_CALL_MAX];
+	int cb = -1;
+
+	if (out->mpi_frame <= 0 || out->user_frame < 0)
+		return false;
+	obj = frames[out->user_frame].object;
+	if (!obj)
+		return false;
+	for (int i = out->mpi_frame - 1; i >= 0 && cb < 0; i--)
+		if (is_callers_code(&frames[i], obj))
+			cb = i;
+	if (cb < 0)
+		return false;
+	for (int i = 0; i < cb; i++)
+		if (mc_call_name(frames[i].func, name, sizeof(name)))
+			return false;
+	/* Where it computes: the innermost frame of the caller's object. */
+	for (int i = 0; i < cb; i++)
+		if (is_callers_code(&frames[i], obj)) {
+			cb = i;
+			break;
+		}
+	out->call[0] = '\0';
+	out->mpi_frame = -1;
+	out->user_frame = cb;
+	out->progress_thread = false;
+	return true;
+}
+
 void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out)
 {
 	char name[MC_CALL_MAX];
@@ -311,6 +369,8 @@ void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out)
 			break;
 		}
 	}
+	if (in_callback(frames, out))
+		return;
 	out->progress_thread = is_helper(frames, n, out->mpi_frame >= 0);
 	if (out->progress_thread) {
 		out->call[0] = '\0';

@@ -304,3 +304,62 @@ Test(mpicalls, sanitizer_interceptors_are_not_the_user_call_site)
 	cr_expect_eq(c.user_frame, 2);
 	cr_expect(mc_is_runtime_object("/usr/lib/x86_64-linux-gnu/libasan.so.8"));
 }
+
+/* A user-defined MPI_Op running inside MPI_Allreduce computes: the thread
+ * is shown where it runs, as outside MPI, not as waiting in the call. */
+Test(mpicalls, user_op_called_back_inside_a_collective_is_running_code)
+{
+	static const struct fr st[] = {
+		{ "slow_sum", APP },
+		{ "ompi_op_base_2buff_user", LIBMPI },
+		{ "ompi_coll_base_allreduce_intra_recursivedoubling", LIBMPI },
+		{ "PMPI_Allreduce", LIBMPI },
+		{ "main", APP },
+		{ "__libc_start_main", LIBC },
+	};
+	struct mc_class c;
+
+	classify(st, N(st), &c);
+	cr_expect_str_eq(c.call, "");
+	cr_expect_eq(c.mpi_frame, -1);
+	cr_expect_eq(c.user_frame, 0);
+	cr_expect(!c.progress_thread);
+}
+
+/* Not a callback: the code inner to the call is the runtime's (a
+ * transport library the list does not know is not the caller's object),
+ * or an MPI linked statically into the program, or a callback that
+ * itself waits in MPI. */
+Test(mpicalls, only_the_callers_own_code_inside_a_call_is_a_callback)
+{
+	static const struct fr transport[] = {
+		{ "mlx5_poll_cq", "/usr/lib/x86_64-linux-gnu/libmlx5.so.1" },
+		{ "MPI_Recv", LIBMPI },
+		{ "main", APP },
+	};
+	static const struct fr statik[] = {
+		{ "MPIDI_CH3I_Progress", APP },
+		{ "MPIR_Wait_impl", APP },
+		{ "MPI_Recv", APP },
+		{ "main", APP },
+	};
+	static const struct fr waits[] = {
+		{ "poll", LIBC },
+		{ "PMPI_Recv", LIBMPI },
+		{ "bad_op", APP },
+		{ "ompi_op_base_2buff_user", LIBMPI },
+		{ "PMPI_Allreduce", LIBMPI },
+		{ "main", APP },
+	};
+	struct mc_class c;
+
+	classify(transport, N(transport), &c);
+	cr_expect_str_eq(c.call, "MPI_Recv");
+	cr_expect_eq(c.user_frame, 2);
+	classify(statik, N(statik), &c);
+	cr_expect_str_eq(c.call, "MPI_Recv");
+	cr_expect_eq(c.user_frame, 3);
+	classify(waits, N(waits), &c);
+	cr_expect_str_eq(c.call, "MPI_Allreduce");
+	cr_expect_eq(c.mpi_frame, 4);
+}
