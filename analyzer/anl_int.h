@@ -85,6 +85,9 @@ struct anl_rank {
 				 * in transfer */
 	uint8_t finishing;	/* active: every rank is in MPI_Finalize */
 	int vcoll;		/* node of the collective it is in, -1 */
+	int computing;		/* active only because this thread (an index
+				 * in its threads) runs the program's own
+				 * code outside MPI and may yet send; -1 */
 };
 
 enum anl_ckind {

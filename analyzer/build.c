@@ -358,12 +358,43 @@ static enum md_call_class spin_class(struct bctx *b, int rank)
 	return MD_CALL_POLL;
 }
 
+/*
+ * The thread of sr that was running the program's own code when it was
+ * stopped (its innermost frame in the object that calls MPI, outside
+ * MPI), or -1.  It may yet send what the others wait for.  A thread
+ * outside MPI anywhere else does not count: helper threads the collector
+ * did not recognise as progress threads (UCX, OpenMP pools) spin or
+ * sleep in their own libraries and would hide every deadlock, and a
+ * thread that sleeps or joins (libc innermost) is not computing.
+ */
+static int computing_thread(const struct snap_rank *sr)
+{
+	const char *obj = NULL;
+
+	for (int t = 0; t < sr->nthreads && !obj; t++) {
+		const struct snap_thread *th = &sr->threads[t];
+
+		if (th->mpi_call && !th->progress_thread &&
+		    th->user_frame >= 0 && th->user_frame < th->nframes)
+			obj = th->frames[th->user_frame].object;
+	}
+	for (int t = 0; obj && t < sr->nthreads; t++) {
+		const struct snap_thread *th = &sr->threads[t];
+
+		if (!th->mpi_call && !th->progress_thread &&
+		    th->user_frame == 0 && th->nframes > 0 &&
+		    th->frames[0].object &&
+		    !strcmp(th->frames[0].object, obj))
+			return t;
+	}
+	return -1;
+}
+
 /* Threads of a rank: the blocking MPI calls of its application threads
  * (into calls, returns their number) and whether one of them sits in a
  * non-blocking MPI call (then the rank can go on).  A thread outside MPI
- * does not count: helper threads the collector did not recognise as
- * progress threads (UCX, OpenMP pools) would hide every deadlock.  The
- * rank's own spinning call counts as blocking (spin). */
+ * counts only when it computes (computing_thread).  The rank's own
+ * spinning call counts as blocking (spin). */
 static int app_calls(const struct snap_rank *sr, const char **calls,
 		     bool spin, bool *free_thread)
 {
@@ -440,10 +471,16 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 	enum md_call_class cls = spin_class(b, rank);
 	bool spin = (b->r->ranks[rank].miss & ANL_MISS_SPIN) != 0;
 	int n = app_calls(sr, calls, spin, &free_thread);
-	enum wfg_state st = classify(b, rank, cls, free_thread);
+	int computing = free_thread ? -1 : computing_thread(sr);
+	enum wfg_state st = classify(b, rank, cls,
+				     free_thread || computing >= 0);
 	enum wfg_cond cond = WFG_AND;
 
 	b->r->ranks[rank].state = (uint8_t)st;
+	/* Only when nothing else made it active. */
+	if (st == WFG_ACTIVE && computing >= 0 && md_call_blocks(cls) &&
+	    sr->progress != SNAP_PROGRESS_CHANGED)
+		b->r->ranks[rank].computing = computing;
 	if (st != WFG_BLOCKED)
 		b->r->ranks[rank].miss &= (uint16_t)~ANL_MISS_SPIN;
 	if (st == WFG_BLOCKED && n >= 2) {
@@ -485,6 +522,7 @@ void anl_build(struct anl_result *r)
 		b.any_v[c] = -1;
 	for (int i = 0; i < s->nranks; i++) {
 		r->ranks[i].vcoll = -1;
+		r->ranks[i].computing = -1;
 		wfg_add_node(r->g, WFG_ACTIVE, WFG_AND, false);
 		if (s->ranks[i].nthreads > maxthreads)
 			maxthreads = s->ranks[i].nthreads;

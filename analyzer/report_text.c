@@ -415,7 +415,8 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 		k.what = r->ranks[i].transfer ? 3 :
 			 r->ranks[i].finishing ? 4 :
 			 !strncmp(sr->mpi_call, "MPI_Init", 8) ? 5 :
-			 sr->progress == SNAP_PROGRESS_CHANGED ? 1 : 2;
+			 sr->progress == SNAP_PROGRESS_CHANGED ? 1 :
+			 r->ranks[i].computing >= 0 ? 6 : 2;
 	return k;
 }
 
@@ -438,7 +439,9 @@ static const char *group_text(const struct anl_result *r,
 		       k->what == 3 ? "a matched message is in transfer" :
 		       k->what == 4 ? "finishing (every rank is in it)" :
 		       k->what == 5 ? "starting: MPI_Init waits for every "
-				      "rank to call it" : "";
+				      "rank to call it" :
+		       k->what == 6 ? "waiting, while another thread runs the "
+				      "program's code and may yet send" : "";
 	}
 	return "";
 }
@@ -512,6 +515,29 @@ static void put_sleep_hint(const struct snap_rank *sr, FILE *out)
 			"README)\n", n, n == 1 ? "" : "s");
 }
 
+/* The thread that keeps a waiting rank going (of the first rank). */
+static void put_computing(const struct anl_result *r, const struct group *g,
+			  FILE *out)
+{
+	int t = r->ranks[g->first].computing;
+	const struct snap_thread *th;
+	const struct snap_frame *f;
+
+	if (g->key.what != 6 || t < 0)
+		return;
+	th = &r->s->ranks[g->first].threads[t];
+	f = &th->frames[0];
+	fputs("      ", out);
+	if (g->rs.count > 1)
+		fprintf(out, "rank %d's ", g->first);
+	fprintf(out, "thread %d runs", th->tid);
+	if (f->file && f->line > 0)
+		fprintf(out, " at %s:%d", f->file, f->line);
+	if (f->func)
+		fprintf(out, " in %s", f->func);
+	fputc('\n', out);
+}
+
 /* Ranks held stopped by someone else: nothing they owe comes. */
 static void put_stopped(const struct group *g, FILE *out)
 {
@@ -558,6 +584,7 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 	fprintf(out, "  %s %s: %s, %s\n", who, ranks, site, group_text(r, &g->key));
 	free(site);
 	put_stopped(g, out);
+	put_computing(r, g, out);
 	put_threads(r, g->first, g->rs.count > 1, out);
 }
 

@@ -536,3 +536,61 @@ Test(report, send_without_an_operation_waits_for_a_rank_not_known)
 	free(got);
 	snap_free(s);
 }
+
+/* A thread of the program outside MPI: computing in the program's own
+ * code it may yet send (not a deadlock); sleeping in libc, or running in
+ * another library (an OpenMP pool), it does not keep the rank going. */
+static void thread_outside(struct snap *s, int rank, int i, int tid,
+			   const char *inner_object)
+{
+	struct snap_thread *th = &s->ranks[rank].threads[i];
+
+	th->tid = tid;
+	th->nframes = 2;
+	th->frames = xcalloc(2, sizeof(*th->frames));
+	th->frames[0].func = snap_str(s, "worker");
+	th->frames[0].object = snap_str(s, inner_object);
+	th->frames[1].func = snap_str(s, "start_thread");
+	th->frames[1].object = snap_str(s, "/lib/libc.so.6");
+	th->mpi_frame = -1;
+	th->user_frame = strcmp(inner_object, "/app") ? 1 : 0;
+	if (th->user_frame == 0) {
+		th->frames[0].file = snap_str(s, "thr.c");
+		th->frames[0].line = 9;
+	}
+}
+
+Test(report, thread_computing_in_the_programs_code_keeps_the_rank_going)
+{
+	static const char *const inner[] = { "/app", "/lib/libc.so.6",
+					     "/lib/libgomp.so.1" };
+
+	for (int k = 0; k < 3; k++) {
+		struct snap *s = sb_new(2);
+		char *out;
+
+		for (int i = 0; i < 2; i++) {
+			sb_recv(s, i, 1 - i, 5, "thr.c", 21);
+			s->ranks[i].progress = SNAP_PROGRESS_STABLE;
+			s->ranks[i].threads = xcalloc(2,
+						      sizeof(struct snap_thread));
+			s->ranks[i].nthreads = 2;
+			thread_in_recv(s, i, 0, 100 + i, 21);
+			s->ranks[i].threads[0].frames[1].object =
+				snap_str(s, "/app");
+			thread_outside(s, i, 1, 200 + i, inner[k]);
+		}
+		out = render(s, &text);
+		if (k == 0)
+			cr_expect(strstr(out, "NO DEADLOCK") &&
+				  strstr(out, "waiting, while another thread "
+					      "runs the program's code") &&
+				  strstr(out, "thread 200 runs at thr.c:9 in "
+					      "worker"), "%s", out);
+		else
+			cr_expect(!strncmp(out, "DEADLOCK", 8), "%s: %s",
+				  inner[k], out);
+		free(out);
+		snap_free(s);
+	}
+}
