@@ -306,10 +306,33 @@ static int count_role(const struct anl_result *r, enum anl_role role)
 	return n;
 }
 
+static int count_outside(const struct anl_result *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->nranks; i++)
+		n += r->ranks[i].role == ANL_ROLE_UNKNOWN &&
+		     (r->ranks[i].miss & ANL_MISS_OUTSIDE);
+	return n;
+}
+
 /* Incomplete with nothing stuck among the ranks read: what is missing
  * decides. */
 static char *unread_summary(const struct anl_result *r, int unread)
 {
+	int outside = count_outside(r);
+
+	if (outside == unread)
+		return xasprintf("INCOMPLETE: %d of %d %s on processes outside "
+				 "the job (spawned or connected), which are "
+				 "not read; no verdict for %s", outside,
+				 r->nranks, r->nranks == 1 ? "rank waits" :
+				 "ranks wait", outside == 1 ? "it" : "them");
+	if (outside)
+		return xasprintf("INCOMPLETE: %d of %d ranks could not be read "
+				 "or wait on processes outside the job; the %d "
+				 "others are not deadlocked, but those may be",
+				 unread, r->nranks, r->nranks - unread);
 	if (unread == r->nranks)
 		return xasprintf("INCOMPLETE: none of the %d ranks could be read, "
 				 "no verdict", r->nranks);
@@ -380,6 +403,8 @@ static char *verdict_summary(const struct anl_result *r)
 		return xasprintf("INCOMPLETE: %d of %d ranks may be deadlocked, "
 				 "depending on %s",
 				 r->ndead + r->nbehind, r->nranks,
+				 count_outside(r) ? "processes outside the "
+						    "job or ranks not read" :
 				 unread ? "ranks that could not be read" :
 					  "guessed wait conditions");
 	/* "Going on", not "computing": an active rank may as well be in

@@ -51,6 +51,8 @@ enum {
 				 * waits on every member (inferred) */
 	ANL_MISS_INTERNAL = 512, /* in a stuck collective whose internal
 				  * requests were not read */
+	ANL_MISS_OUTSIDE = 1024, /* read, but waits on processes outside
+				  * the job (spawned, connected): unknown */
 };
 
 /* The evidence of an edge from a rank. */

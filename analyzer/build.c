@@ -464,6 +464,29 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 	}
 }
 
+/* Does the blocked rank wait on processes outside the job (an operation
+ * its call can be held by, on an intercommunicator whose remote group is
+ * MPI_Comm_spawn's children or MPI_Comm_connect's peers)?  They are not
+ * read: the rank may be released, or not. */
+static bool waits_outside(const struct bctx *b, int rank,
+			  enum md_call_class cls, int nthreads)
+{
+	const struct snap_rank *sr = &b->s->ranks[rank];
+
+	for (int k = 0; k < sr->nops; k++) {
+		const struct snap_op *op = &sr->ops[k];
+		const struct snap_comm *c;
+
+		if (op->comm < 0 || op->comm >= b->s->ncomms ||
+		    !op_fits(nthreads >= 2 ? MD_CALL_WAITANY : cls, op))
+			continue;
+		c = &b->s->comms[op->comm];
+		if (c->remote_size && !c->remote)
+			return true;
+	}
+	return false;
+}
+
 static void link_rank(struct bctx *b, int rank, const char **calls)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
@@ -476,6 +499,10 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 				     free_thread || computing >= 0);
 	enum wfg_cond cond = WFG_AND;
 
+	if (st == WFG_BLOCKED && waits_outside(b, rank, cls, n)) {
+		b->r->ranks[rank].miss |= ANL_MISS_OUTSIDE;
+		st = WFG_UNKNOWN;
+	}
 	b->r->ranks[rank].state = (uint8_t)st;
 	/* Only when nothing else made it active. */
 	if (st == WFG_ACTIVE && computing >= 0 && md_call_blocks(cls) &&
@@ -483,7 +510,9 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 		b->r->ranks[rank].computing = computing;
 	if (st != WFG_BLOCKED)
 		b->r->ranks[rank].miss &= (uint16_t)~ANL_MISS_SPIN;
-	if (st == WFG_BLOCKED && n >= 2) {
+	if (st == WFG_UNKNOWN) {
+		/* No edges: what it waits for is not in the graph. */
+	} else if (st == WFG_BLOCKED && n >= 2) {
 		link_threads(b, rank, calls, n, &guessed);
 		cond = WFG_OR;
 	} else if (st == WFG_BLOCKED && md_call_collective(cls)) {

@@ -42,6 +42,9 @@ static const struct {
 			     "looks; its internal requests (ob1's queues) were "
 			     "not read, so one still moving data inside would "
 			     "look the same [inferred]" },
+	{ ANL_MISS_OUTSIDE, "waits on processes outside the job "
+			    "(MPI_Comm_spawn's children, MPI_Comm_connect's "
+			    "peers), which are not read: no verdict for it" },
 	{ MISS_UNEXPECTED, "receiving from a rank that has gone on to "
 			   "MPI_Finalize or exited: a message it sent with "
 			   "another tag or communicator may sit in the "

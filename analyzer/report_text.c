@@ -54,6 +54,9 @@ static void put_rank(const struct anl_result *r, int rank, int comm,
 		fprintf(out, "%s)", s);
 	if (st == WFG_GONE)
 		fputs(" (exited)", out);
+	else if (st == WFG_UNKNOWN &&
+		 (r->ranks[rank].miss & ANL_MISS_OUTSIDE))
+		fputs(" (waiting on processes outside the job)", out);
 	else if (st == WFG_UNKNOWN)
 		fputs(" (not read)", out);
 	free(s);
@@ -403,7 +406,11 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 	memset(&k, 0, sizeof(k));
 	k.role = r->ranks[i].role;
 	k.stopped_by = sr->stopped_by;
-	if (k.role == ANL_ROLE_GONE || k.role == ANL_ROLE_UNKNOWN) {
+	/* Read, but waiting on processes outside the job: where. */
+	if (k.role == ANL_ROLE_UNKNOWN &&
+	    (r->ranks[i].miss & ANL_MISS_OUTSIDE))
+		k.what = 7;
+	else if (k.role == ANL_ROLE_GONE || k.role == ANL_ROLE_UNKNOWN) {
 		k.reason = sr->reason;
 		return k;
 	}
@@ -559,6 +566,15 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 	if (g->key.role == ANL_ROLE_GONE && g->key.reason &&
 	    !strncmp(g->key.reason, "exited", 6)) {
 		fprintf(out, "  %s %s: %s\n", who, ranks, g->key.reason);
+		return;
+	}
+	if (g->key.what == 7) {
+		site = anl_site(r, g->first);
+		fprintf(out, "  %s %s: %s, %s on processes outside the job "
+			"(spawned or connected), which are not read\n", who,
+			ranks, site, g->rs.count == 1 ? "waits" : "wait");
+		free(site);
+		put_stopped(g, out);
 		return;
 	}
 	if (g->key.role == ANL_ROLE_GONE || g->key.role == ANL_ROLE_UNKNOWN) {

@@ -738,7 +738,9 @@ static void place_peers(const struct snap *s, int comm, struct snap_op *op)
 {
 	const struct snap_comm *c = &s->comms[comm];
 
-	if (c->remote) {
+	/* Outside the job (remote_size without remote): -1, where Open
+	 * MPI's DLL gives a rank of the local group. */
+	if (c->remote_size) {
 		op->peer_global = snap_comm_peer(s, comm, op->peer_local);
 		op->actual_global = snap_comm_peer(s, comm, op->actual_local);
 		return;
@@ -765,7 +767,7 @@ static int rank_in(int rank, int size)
 static void keep_ranks(const struct snap *s, int comm, struct snap_op *op)
 {
 	const struct snap_comm *c = &s->comms[comm];
-	int size = c->remote ? c->remote_size : c->size;
+	int size = c->remote_size ? c->remote_size : c->size;
 
 	op->peer_local = rank_in(op->peer_local, size);
 	op->actual_local = rank_in(op->actual_local, INT_MAX);
@@ -938,14 +940,16 @@ static void find_remote(struct walk *w, const struct mqd_communicator *c,
 			int comm)
 {
 	const struct mh_proc_ops *ops = w->p->ops;
-	int *remote = NULL, n = 0;
+	int *remote = NULL, n = 0, rc;
 
-	if (ops->comm_remote &&
-	    ops->comm_remote(w->p->ctx, (uint64_t)c->unique_id,
-			     (int)c->local_rank, (int)c->size, &remote,
-			     &n) == 1 &&
-	    group_valid(remote, n, w->s->nranks))
+	if (!ops->comm_remote)
+		return;
+	rc = ops->comm_remote(w->p->ctx, (uint64_t)c->unique_id,
+			      (int)c->local_rank, (int)c->size, &remote, &n);
+	if (rc == 1 && group_valid(remote, n, w->s->nranks))
 		snap_comm_set_remote(w->s, comm, n, remote);
+	else if (rc == 2)
+		snap_comm_set_remote(w->s, comm, n, NULL);
 	free(remote);
 }
 

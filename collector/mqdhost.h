@@ -39,7 +39,8 @@ struct mh_proc_ops {
 			  int *group);
 	/* Whether that communicator is an intercommunicator, and then its
 	 * remote group (*remote allocated, *rsize ranks of the job), which
-	 * the DLL does not give: 1, 0 (an intracommunicator) or a negative
+	 * the DLL does not give: 1, 2 (processes outside the job: *rsize of
+	 * them, *remote NULL), 0 (an intracommunicator) or a negative
 	 * code.  May be NULL. */
 	int (*comm_remote)(void *ctx, uint64_t id, int me, int size,
 			   int **remote, int *rsize);

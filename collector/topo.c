@@ -432,6 +432,26 @@ static bool group_members(struct rd *rd, const struct glayout *l,
 	return ok;
 }
 
+/* A group whose members are all of a job other than own: *n of them. */
+static bool other_job(struct rd *rd, const struct glayout *l, uint64_t gp,
+		      uint32_t own, int *n)
+{
+	uint64_t procs, proc;
+	uint32_t job, vpid;
+	int count;
+
+	if (!rd_int(rd, gp + (uint64_t)l->count, &count) || count <= 0 ||
+	    count > GROUP_MAX ||
+	    !rd_u64(rd, gp + (uint64_t)l->procs, &procs) || !procs)
+		return false;
+	for (int i = 0; i < count; i++)
+		if (!rd_u64(rd, procs + 8 * (uint64_t)i, &proc) ||
+		    !member(rd, l, proc, &job, &vpid) || job == own)
+			return false;
+	*n = count;
+	return true;
+}
+
 /* The communicator with context id id in which the process has local
  * rank me (its ompi_communicator_t), 0 if there is none. */
 static uint64_t find_comm(struct rd *rd, const struct glayout *l, uint64_t id,
@@ -500,11 +520,15 @@ int topo_comm_remote(const struct mh_proc_ops *proc, void *ctx,
 	/* The local group's own member names the job of the remote's. */
 	ok = rd_u64(&rd, cp + (uint64_t)l.group, &gp) &&
 	     group_members(&rd, &l, gp, me, &own, &n, &local) &&
-	     rd_u64(&rd, cp + (uint64_t)l.remote, &rgp) &&
-	     group_members(&rd, &l, rgp, -1, &own, rsize, remote);
+	     rd_u64(&rd, cp + (uint64_t)l.remote, &rgp);
 	free(local);
-	if (ok)
+	if (ok && group_members(&rd, &l, rgp, -1, &own, rsize, remote))
 		return 1;
+	if (ok && other_job(&rd, &l, rgp, own, rsize)) {
+		free(*remote);
+		*remote = NULL;
+		return 2;
+	}
 	free(*remote);
 	*remote = NULL;
 	*rsize = 0;

@@ -55,8 +55,10 @@ int topo_comm_group(const struct mh_proc_ops *proc, void *ctx,
  * and then its remote group as ranks of the job: *remote (allocated,
  * *rsize entries).  Open MPI's DLL knows only the local group, and
  * translates a point-to-point peer, a rank of the remote group, through
- * it.  Returns 1 for an intercommunicator (its remote group read), 0 for
- * an intracommunicator, -MD_E_NOTYPES or -MD_E_FAULT.
+ * it.  Returns 1 for an intercommunicator (its remote group read), 2 for
+ * one whose remote group is processes of another job (MPI_Comm_spawn's
+ * children, MPI_Comm_connect's peers: *remote NULL, *rsize of them), 0
+ * for an intracommunicator, -MD_E_NOTYPES or -MD_E_FAULT.
  */
 int topo_comm_remote(const struct mh_proc_ops *proc, void *ctx,
 		     struct dt_index *types, uint64_t id, int me, int size,

@@ -125,7 +125,9 @@ struct snap_comm {
 	/* An intercommunicator's remote group (global ranks, remote_size of
 	 * them): a point-to-point peer is a rank of it, and a collective
 	 * has both groups.  NULL for an intracommunicator, or when the
-	 * collector could not tell. */
+	 * collector could not tell; NULL with a remote_size when the remote
+	 * group is processes outside the job (MPI_Comm_spawn's children,
+	 * MPI_Comm_connect's peers), which have no rank here. */
 	int remote_size;
 	int *remote;
 };
@@ -375,7 +377,8 @@ void snap_group_put(int *g);
  * it. */
 void snap_comm_set_topo(struct snap *s, int comm, enum snap_topo kind,
 			const int *first, const int *nbr);
-/* Make comm an intercommunicator with this remote group (copied). */
+/* Make comm an intercommunicator with this remote group (copied); a
+ * NULL remote of size > 0: remote processes outside the job. */
 void snap_comm_set_remote(struct snap *s, int comm, int size,
 			  const int *remote);
 /* The global rank of local rank peer of comm's peers (the remote group

@@ -418,7 +418,7 @@ void snap_comm_set_remote(struct snap *s, int comm, int size,
 
 	free(c->remote);
 	c->remote = NULL;
-	c->remote_size = 0;
+	c->remote_size = size > 0 ? size : 0;
 	if (size <= 0 || !remote)
 		return;
 	c->remote = xmalloc((size_t)size * sizeof(int));
@@ -433,8 +433,9 @@ int snap_comm_peer(const struct snap *s, int comm, int peer)
 	if (comm < 0 || comm >= s->ncomms || peer < 0)
 		return -1;
 	c = &s->comms[comm];
-	if (c->remote)
-		return peer < c->remote_size ? c->remote[peer] : -1;
+	if (c->remote_size)
+		return c->remote && peer < c->remote_size ? c->remote[peer]
+							  : -1;
 	return c->group && peer < c->size ? c->group[peer] : -1;
 }
 

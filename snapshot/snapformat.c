@@ -42,7 +42,8 @@ const struct sj_field snap_comm_fields[] = {
 	SJ_FIELD("size", SJ_INT, size, .max = SJ_NRANKS, .always = true),
 	SJ_FIELD("group", SJ_FN, group, .count = offsetof(SJ_T, size),
 		 .fn = sr_group, .put = sw_group),
-	SJ_FIELD("remote_size", SJ_INT, remote_size, .max = SJ_NRANKS),
+	/* Beyond nranks when the remote group is outside the job. */
+	SJ_FIELD("remote_size", SJ_INT, remote_size, .max = INT_MAX),
 	SJ_FIELD("remote", SJ_FN, remote, .count = offsetof(SJ_T, remote_size),
 		 .fn = sr_group, .put = sw_group),
 	SJ_FIELD("topo", SJ_ENUM, topo, .sub = snap_topo_names),

@@ -410,7 +410,7 @@ static int64_t limit(const struct snapread *r, int64_t max, const void *base)
 		if (op->comm < 0)
 			return INT_MAX;
 		c = &r->s->comms[op->comm];
-		return (c->remote ? c->remote_size : c->size) - 1;
+		return (c->remote_size ? c->remote_size : c->size) - 1;
 	}
 	return max;
 }

@@ -36,7 +36,8 @@ static int comm_map(struct snap *dst, struct snap_cmap *m, int ci)
 	if (c->topo != SNAP_TOPO_NONE && dst->comms[di].topo == SNAP_TOPO_NONE)
 		snap_comm_set_topo(dst, di, c->topo, c->nbr_first, c->nbr);
 	/* So does an intercommunicator's remote group. */
-	if (c->remote && !dst->comms[di].remote)
+	if ((c->remote && !dst->comms[di].remote) ||
+	    (c->remote_size && !dst->comms[di].remote_size))
 		snap_comm_set_remote(dst, di, c->remote_size, c->remote);
 	m->to[ci] = di;
 	return di;

@@ -308,7 +308,7 @@ static int read_comm(struct snapread *r, const struct sj_node *o)
 		got = snap_comm_intern_shared(r->s, c.id, c.name, c.size, c.group);
 	if (!ret && got != idx)
 		ret = sj_fail(r, NULL, "the same as communicator %d", got);
-	if (!ret && c.remote)
+	if (!ret && c.remote_size)
 		snap_comm_set_remote(r->s, got, c.remote_size, c.remote);
 	if (!ret && c.nbr_first)
 		snap_comm_set_topo(r->s, got, c.topo, c.nbr_first, c.nbr);

@@ -128,6 +128,37 @@ Test(e2e_run, fortran_2008_receive_is_mpi_recv, .timeout = 90)
 	e2e_done(&e);
 }
 
+/* MPI_Comm_spawn: the parent waits for its child, which is no rank of
+ * the job mpirun's table lists.  Not "rank 0 waits for rank 0": no
+ * verdict (exit 2), and run ends parent and child alike. */
+Test(e2e_run, wait_on_a_spawned_child_gives_no_verdict, .timeout = 90)
+{
+	struct e2e e;
+	int code;
+	char *out, *err;
+
+	e2e_setup(&e);
+	snprintf(e.prog, sizeof(e.prog), "%s/spawn", e.dir);
+	cr_assert_eq(rp_build_spawn("mpicc", e.prog), 0, "mpicc failed");
+	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=5"), S("--"),
+			 S("mpirun"), S("--allow-run-as-root"),
+			 S("--oversubscribe"), S("--mca"), S("pml"), S("ob1"),
+			 S("-np"), S("1"), e.prog, e.dir, NULL };
+	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
+	out = mj_slurp(e.out);
+	err = mj_slurp(e.err);
+	e2e_no_rank_left(&e);
+	cr_expect_eq(code, 2, "exit %d, want 2 (incomplete); stdout: %s; "
+		     "stderr: %s", code, out, err);
+	cr_expect(strstr(out, "rank 0: MPI_Recv at ") &&
+		  strstr(out, "waits on processes outside the job"),
+		  "report does not say rank 0 waits outside the job: %s", out);
+	cr_expect_null(strstr(out, "waits for rank 0"), "%s", out);
+	free(out);
+	free(err);
+	e2e_done(&e);
+}
+
 /* --snapshot over an existing file replaces it whole: a reader that has
  * the old file open (mapped, as snapshot/snapread.c maps a regular file)
  * keeps all of it, and no temporary file is left. */

@@ -165,3 +165,43 @@ Test(intercomm, snapshot_keeps_the_remote_group)
 	snap_free(s);
 	free(buf);
 }
+
+/* MPI_Comm_spawn: world 0's intercommunicator has 3 children outside the
+ * job, not read.  Its receive from child 0 is no wait on rank 0 (the
+ * DLL's translation through the local group): no verdict for it, and
+ * the snapshot keeps that the remote group is outside (remote_size
+ * beyond the job's 2 ranks, no "remote"). */
+Test(intercomm, remote_group_outside_the_job_gives_no_verdict)
+{
+	static const int parents[] = { 0, 1 };
+	struct snap *s = sb_new(2), *back = NULL;
+	char *text = NULL, *buf = NULL;
+	size_t len = 0;
+	int c = sb_comm(s, 9, "", 2, parents);
+	FILE *f;
+
+	snap_comm_set_remote(s, c, 3, NULL);
+	cr_expect_eq(snap_comm_peer(s, c, 0), -1);
+	recv_on(s, 0, c, 0);
+	sb_recv(s, 1, 0, 7, "inter.c", 30);	/* behind rank 0 */
+	cr_expect_eq(verdict_of(s, &text), ANL_INCOMPLETE, "%s", text);
+	cr_expect_not_null(strstr(text, "rank 0: MPI_Recv at inter.c:17, "
+				  "waits on processes outside the job"),
+			   "%s", text);
+	cr_expect_null(strstr(text, "inter.c:17) waits for rank 0"), "%s",
+		       text);
+	cr_expect_not_null(strstr(text, "waits for rank 0 (waiting on "
+				  "processes outside the job)"), "%s", text);
+	free(text);
+	f = open_memstream(&buf, &len);
+	cr_assert_eq(snap_write(s, f), 0);
+	fclose(f);
+	f = fmemopen(buf, len, "r");
+	cr_assert_eq(snap_read(f, "mem", &back), 0, "%s", buf);
+	fclose(f);
+	cr_expect_eq(back->comms[c].remote_size, 3);
+	cr_expect_null(back->comms[c].remote);
+	snap_free(back);
+	snap_free(s);
+	free(buf);
+}

@@ -170,6 +170,28 @@ static const char ring_f08_src[] =
 	"  call MPI_Finalize()\n"
 	"end program ring\n";
 
+/* One parent that spawns one child, then receives from it on the
+ * intercommunicator while the child receives from it: a deadlock across
+ * two jobs.  The parent writes DIR/rank.0.pid, the child rank.1.pid. */
+static const char spawn_src[] =
+	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
+	"int main(int argc, char **argv)\n{\n"
+	"	MPI_Comm parent, inter;\n	int x = 0;\n	char p[4096];\n"
+	"	FILE *f;\n"
+	"	MPI_Init(&argc, &argv);\n"
+	"	MPI_Comm_get_parent(&parent);\n"
+	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1],\n"
+	"		 parent != MPI_COMM_NULL);\n"
+	"	if ((f = fopen(p, \"w\"))) {\n"
+	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
+	"	if (parent == MPI_COMM_NULL) {\n"
+	"		MPI_Comm_spawn(argv[0], argv + 1, 1, MPI_INFO_NULL, 0,\n"
+	"			       MPI_COMM_WORLD, &inter,\n"
+	"			       MPI_ERRCODES_IGNORE);\n"
+	"		parent = inter;\n	}\n"
+	"	MPI_Recv(&x, 1, MPI_INT, 0, 0, parent, MPI_STATUS_IGNORE);\n"
+	"	MPI_Finalize();\n	return 0;\n}\n";
+
 static int build(const char *compiler, const char *prog, const char *ext,
 		 const char *text)
 {
@@ -199,4 +221,9 @@ int rp_build_ring(const char *mpicc, const char *prog)
 int rp_build_ring_f08(const char *mpif90, const char *prog)
 {
 	return build(mpif90, prog, "f90", ring_f08_src);
+}
+
+int rp_build_spawn(const char *mpicc, const char *prog)
+{
+	return build(mpicc, prog, "c", spawn_src);
 }

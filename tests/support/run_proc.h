@@ -59,5 +59,9 @@ void rp_kill_all(const pid_t *pids, int n);
 int rp_build_ring(const char *mpicc, const char *prog);
 /* The same ring in Fortran 2008 (use mpi_f08), from prog.f90. */
 int rp_build_ring_f08(const char *mpif90, const char *prog);
+/* A parent (run it with -np 1) that spawns one child; each waits in
+ * MPI_Recv for the other on their intercommunicator.  The parent writes
+ * DIR/rank.0.pid, the child DIR/rank.1.pid. */
+int rp_build_spawn(const char *mpicc, const char *prog);
 
 #endif /* MD_TESTS_RUN_PROC_H */
