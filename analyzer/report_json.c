@@ -278,6 +278,40 @@ static void cycles_arr(jg g, const struct anl_result *r)
 	yajl_gen_array_close(g);
 }
 
+/* A rank's application threads, when it has more than one: where each
+ * is, and which one keeps a waiting rank going. */
+static void threads_arr(jg g, const struct anl_result *r, int rank)
+{
+	const struct snap_rank *sr = &r->s->ranks[rank];
+	int napp = 0;
+
+	for (int t = 0; t < sr->nthreads; t++)
+		napp += !sr->threads[t].progress_thread;
+	if (napp < 2)
+		return;
+	key(g, "threads");
+	yajl_gen_array_open(g);
+	for (int t = 0; t < sr->nthreads; t++) {
+		const struct snap_thread *th = &sr->threads[t];
+		const struct snap_frame *f =
+			th->user_frame >= 0 && th->user_frame < th->nframes ?
+				&th->frames[th->user_frame] : NULL;
+
+		if (th->progress_thread)
+			continue;
+		yajl_gen_map_open(g);
+		num(g, "tid", th->tid);
+		str(g, "call", th->mpi_call);
+		str(g, "func", f ? f->func : NULL);
+		str(g, "file", f ? f->file : NULL);
+		num(g, "line", f ? f->line : 0);
+		if (r->ranks[rank].computing == t)
+			boolean(g, "keeps_rank_going", true);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
 static void ranks_arr(jg g, const struct anl_result *r)
 {
 	static const char *const states[] = {
@@ -299,6 +333,9 @@ static void ranks_arr(jg g, const struct anl_result *r)
 		num(g, "line", sr->call_line);
 		if (sr->stopped_by)
 			str(g, "stopped_by", anl_signal_name(sr->stopped_by));
+		if (r->ranks[i].miss & ANL_MISS_OUTSIDE)
+			boolean(g, "waits_outside_job", true);
+		threads_arr(g, r, i);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

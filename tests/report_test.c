@@ -581,6 +581,14 @@ Test(report, thread_computing_in_the_programs_code_keeps_the_rank_going)
 			thread_outside(s, i, 1, 200 + i, inner[k]);
 		}
 		out = render(s, &text);
+		if (k == 0) {
+			char *js = render(s, &json);
+
+			cr_expect(strstr(js, "\"tid\": 200") &&
+				  strstr(js, "\"keeps_rank_going\": true"),
+				  "%s", js);
+			free(js);
+		}
 		if (k == 0)
 			cr_expect(strstr(out, "NO DEADLOCK") &&
 				  strstr(out, "waiting, while another thread "
