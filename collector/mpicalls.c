@@ -310,9 +310,23 @@ static bool is_callers_code(const struct snap_frame *f, const char *obj)
 		"ADIO",
 	};
 
+	/* And its C library, when that is static too: glibc's internal
+	 * names and the calls a progress loop waits in. */
+	static const char *const libc_ns[] = { "__", "pthread_", "sem_" };
+	static const char *const libc_calls[] = {
+		"poll", "ppoll", "select", "pselect", "epoll_wait",
+		"epoll_pwait", "sched_yield", "nanosleep", "clock_nanosleep",
+		"usleep", "sleep", "read", "write", "recv", "recvmsg", "send",
+		"sendmsg", "syscall", "ioctl", "futex", "_start",
+	};
+
 	return f->object && f->func && !strcmp(f->object, obj) &&
 	       !is_runtime_frame(f) &&
-	       !in_prefixes(f->func, mpi_ns, sizeof(mpi_ns) / sizeof(*mpi_ns));
+	       !in_prefixes(f->func, mpi_ns, sizeof(mpi_ns) / sizeof(*mpi_ns)) &&
+	       !in_prefixes(f->func, libc_ns,
+			    sizeof(libc_ns) / sizeof(*libc_ns)) &&
+	       !in_list(f->func, libc_calls,
+			sizeof(libc_calls) / sizeof(*libc_calls));
 }
 
 static bool in_callback(const struct snap_frame *frames, struct mc_class *out)
