@@ -326,7 +326,7 @@ static char *unread_summary(const struct anl_result *r, int unread)
 		return xasprintf("INCOMPLETE: %d of %d %s on processes outside "
 				 "the job (spawned or connected), which are "
 				 "not read; no verdict for %s", outside,
-				 r->nranks, r->nranks == 1 ? "rank waits" :
+				 r->nranks, outside == 1 ? "rank waits" :
 				 "ranks wait", outside == 1 ? "it" : "them");
 	if (outside)
 		return xasprintf("INCOMPLETE: %d of %d ranks could not be read "
@@ -368,7 +368,8 @@ char *anl_summary(const struct anl_result *r)
 
 	anl_ranges_init(&rs);
 	for (int i = 0; i < r->nranks; i++) {
-		if (!r->s->ranks[i].stopped_by)
+		if (!r->s->ranks[i].stopped_by ||
+		    r->s->ranks[i].state != SNAP_RANK_COLLECTED)
 			continue;
 		anl_ranges_add(&rs, i);
 		sig = sig && sig != r->s->ranks[i].stopped_by ? -1 :

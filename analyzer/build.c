@@ -41,7 +41,7 @@ static bool same_group(const struct snap_comm *a, const struct snap_comm *b)
 		return a == b;
 	/* An intercommunicator is not an intracommunicator of its local
 	 * group. */
-	if (!a->remote != !b->remote)
+	if (!a->remote != !b->remote || a->remote_size != b->remote_size)
 		return false;
 	if (a->remote && !same_ranks(a->remote, a->remote_size, b->remote,
 				     b->remote_size))
@@ -473,6 +473,9 @@ static bool waits_outside(const struct bctx *b, int rank,
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
 
+	/* A collective's own communicator decides (anl_link_coll). */
+	if (nthreads < 2 && md_call_collective(cls))
+		return false;
 	for (int k = 0; k < sr->nops; k++) {
 		const struct snap_op *op = &sr->ops[k];
 		const struct snap_comm *c;
@@ -516,7 +519,10 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 		link_threads(b, rank, calls, n, &guessed);
 		cond = WFG_OR;
 	} else if (st == WFG_BLOCKED && md_call_collective(cls)) {
-		anl_link_coll(b, rank, sr->mpi_call, cls, &guessed);
+		if (anl_link_coll(b, rank, sr->mpi_call, cls, &guessed)) {
+			st = WFG_UNKNOWN;
+			b->r->ranks[rank].state = (uint8_t)st;
+		}
 	} else if (st == WFG_BLOCKED) {
 		bool transfer = false;
 

@@ -137,7 +137,7 @@ static bool link_neighbor(struct bctx *b, int rank, const char *call)
 	return true;
 }
 
-void anl_link_coll(struct bctx *b, int rank, const char *call,
+bool anl_link_coll(struct bctx *b, int rank, const char *call,
 		   enum md_call_class cls, bool *guessed)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
@@ -146,8 +146,13 @@ void anl_link_coll(struct bctx *b, int rank, const char *call,
 	struct anl_ev ev;
 
 	if (cls == MD_CALL_NEIGHBOR && link_neighbor(b, rank, call))
-		return;
+		return false;
 	comm = fin ? b->r->world : coll_comm(b, sr, &inferred);
+	if (comm >= 0 && comm < b->s->ncomms && b->s->comms[comm].remote_size &&
+	    !b->s->comms[comm].remote) {
+		b->r->ranks[rank].miss |= ANL_MISS_OUTSIDE;
+		return true;
+	}
 	node = coll_node(b, comm, call, inferred);
 	ev = (struct anl_ev){ rank, -1, comm,
 			      fin ? ANL_EK_FINALIZE : ANL_EK_COLL,
@@ -164,6 +169,7 @@ void anl_link_coll(struct bctx *b, int rank, const char *call,
 	}
 	b->r->ranks[rank].vcoll = node;
 	wfg_add_edge(b->r->g, rank, node, anl_add_ev(b->r, &ev));
+	return false;
 }
 
 /* Each member of a neighbour collective waits on its neighbours that are

@@ -34,7 +34,9 @@ bool anl_comm_known(const struct snap *s, int comm);
 
 /* Rank (blocked in call, a collective of class cls) waits on the others
  * of its collective; guessed is set when the communicator was guessed. */
-void anl_link_coll(struct bctx *b, int rank, const char *call,
+/* Returns true, and links nothing, when the collective's communicator
+ * reaches processes outside the job (ANL_MISS_OUTSIDE). */
+bool anl_link_coll(struct bctx *b, int rank, const char *call,
 		   enum md_call_class cls, bool *guessed);
 /* The virtual node's own edges, once every rank is linked. */
 void anl_link_vnode(struct bctx *b, int i);

@@ -82,7 +82,12 @@ struct site {
 	UT_hash_handle hh;
 };
 
-/* The first rank a deadlocked rank waits for, for the annotation. */
+enum { WAITS_ANY = -2, WAITS_UNKNOWN = -3 };
+
+/* The first rank a deadlocked rank waits for, for the annotation; a wait
+ * for any member of a communicator is WAITS_ANY (WAITS_UNKNOWN when no
+ * operation names the peer), as the text report says, not the member
+ * the graph goes on to. */
 static int waits_for(const struct anl_result *r, int v)
 {
 	int first, n = wfg_out(r->g, v, &first);
@@ -92,6 +97,12 @@ static int waits_for(const struct anl_result *r, int v)
 
 		if (t < r->nranks && t != v)
 			return t;
+		if (t >= r->nranks && r->v[t - r->nranks].kind == ANL_V_ANY) {
+			const struct anl_ev *ev = anl_edge_ev(r, e);
+
+			return ev && ev->op < 0 && !ev->any_source
+				       ? WAITS_UNKNOWN : WAITS_ANY;
+		}
 		if (t >= r->nranks) {
 			int f2, n2 = wfg_out(r->g, t, &f2);
 
@@ -141,6 +152,10 @@ static void put_site(const struct anl_result *r, struct site *s,
 	else if (to >= 0)
 		msg = xasprintf("rank %s waits for rank %d in %s (deadlock)",
 				anl_ranges_str(&s->rs), to, call);
+	else if (to == WAITS_ANY || to == WAITS_UNKNOWN)
+		msg = xasprintf("rank %s waits for %s in %s (deadlock)",
+				anl_ranges_str(&s->rs), to == WAITS_ANY ?
+				"any rank" : "a rank not known", call);
 	else if (waits_for_itself(r, s->first))
 		msg = xasprintf("rank %s waits for itself in %s (deadlock)",
 				anl_ranges_str(&s->rs), call);

@@ -331,7 +331,7 @@ static void ranks_arr(jg g, const struct anl_result *r)
 		str(g, "func", sr->call_func);
 		str(g, "file", sr->call_file);
 		num(g, "line", sr->call_line);
-		if (sr->stopped_by)
+		if (sr->stopped_by && sr->state == SNAP_RANK_COLLECTED)
 			str(g, "stopped_by", anl_signal_name(sr->stopped_by));
 		if (r->ranks[i].miss & ANL_MISS_OUTSIDE)
 			boolean(g, "waits_outside_job", true);

@@ -405,7 +405,7 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 
 	memset(&k, 0, sizeof(k));
 	k.role = r->ranks[i].role;
-	k.stopped_by = sr->stopped_by;
+	k.stopped_by = sr->state == SNAP_RANK_COLLECTED ? sr->stopped_by : 0;
 	/* Read, but waiting on processes outside the job: where. */
 	if (k.role == ANL_ROLE_UNKNOWN &&
 	    (r->ranks[i].miss & ANL_MISS_OUTSIDE))

@@ -78,6 +78,7 @@ static void mark(struct col *c, int i, enum snap_rank_state st,
 {
 	c->s->ranks[i].state = st;
 	c->s->ranks[i].reason = snap_str(c->s, why);
+	c->s->ranks[i].stopped_by = 0;	/* as an earlier look found it */
 	c->s->ranks[i].collected_on = c->s->host;
 }
 

@@ -338,7 +338,10 @@ static bool in_callback(const struct snap_frame *frames, struct mc_class *out)
 	if (out->mpi_frame <= 0 || out->user_frame < 0)
 		return false;
 	obj = frames[out->user_frame].object;
-	if (!obj)
+	/* An MPI linked into the caller's object: its inner frames are all
+	 * the caller's, and no name tells a callback from the library. */
+	if (!obj || (frames[out->mpi_frame].object &&
+		     !strcmp(frames[out->mpi_frame].object, obj)))
 		return false;
 	for (int i = out->mpi_frame - 1; i >= 0 && cb < 0; i--)
 		if (is_callers_code(&frames[i], obj))

@@ -755,8 +755,7 @@ static void place_peers(const struct snap *s, int comm, struct snap_op *op)
 		op->actual_global = c->group[op->actual_local];
 }
 
-/* A rank the snapshot can hold: an index in its communicator (its remote
- * group on an intercommunicator) or in the job, or -1.  A DLL fills the
+/* A rank the snapshot can hold: an index (in the job: below size), or -1.  A DLL fills the
  * actual fields of a receive that has not matched with whatever its
  * status holds (MPICH's: MPI_ANY_SOURCE, -2), which is no rank. */
 static int rank_in(int rank, int size)
@@ -764,12 +763,12 @@ static int rank_in(int rank, int size)
 	return rank >= 0 && rank < size ? rank : -1;
 }
 
-static void keep_ranks(const struct snap *s, int comm, struct snap_op *op)
+static void keep_ranks(const struct snap *s, struct snap_op *op)
 {
-	const struct snap_comm *c = &s->comms[comm];
-	int size = c->remote_size ? c->remote_size : c->size;
-
-	op->peer_local = rank_in(op->peer_local, size);
+	/* A local peer past the group is kept (the reader takes it): it
+	 * has no global rank, and the analyzer takes it as a peer that
+	 * cannot be placed (inferred), not as "any source". */
+	op->peer_local = rank_in(op->peer_local, INT_MAX);
 	op->actual_local = rank_in(op->actual_local, INT_MAX);
 	op->peer_global = rank_in(op->peer_global, s->nranks);
 	op->actual_global = rank_in(op->actual_global, s->nranks);
@@ -809,7 +808,7 @@ static void add_op(struct walk *w, int cls, int comm,
 	op->actual_tag = s32(m->actual_tag);
 	op->actual_length = (uint64_t)m->actual_length;
 	place_peers(w->s, comm, op);
-	keep_ranks(w->s, comm, op);
+	keep_ranks(w->s, op);
 	if (w->img->dll->impl == MH_IMPL_MPICH) {
 		/* MPICH's DLL gives the user's element count, not bytes, and
 		 * -1 for a length it does not know. */

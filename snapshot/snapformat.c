@@ -67,7 +67,9 @@ static const struct sj_field op_fields[] = {
 		 .always = true),
 	SJ_FIELD("status", SJ_ENUM, status, .sub = snap_status_names),
 	SJ_INDEX("comm", comm, SJ_LAST_COMM),
-	SJ_INDEX("peer", peer_local, SJ_LAST_PEER, .always = true),
+	/* Past the communicator's group when the collector could not read
+	 * an intercommunicator's remote group: then no global rank. */
+	SJ_INDEX("peer", peer_local, INT_MAX, .always = true),
 	SJ_INDEX("peer_global", peer_global, SJ_LAST_RANK, .always = true),
 	SJ_FIELD("tag", SJ_INT, tag, .min = INT_MIN, .max = INT_MAX,
 		 .always = true),

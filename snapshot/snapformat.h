@@ -46,7 +46,6 @@ enum sj_kind {
 #define SJ_LAST_RANK (INT64_MAX - 2)	/* nranks - 1 */
 #define SJ_LAST_COMM (INT64_MAX - 3)	/* ncomms - 1 */
 #define SJ_LAST_FRAME (INT64_MAX - 4)	/* a snap_thread's nframes - 1 */
-#define SJ_LAST_PEER (INT64_MAX - 5)	/* a snap_op's comm's last peer */
 
 /* A table, of at most SJ_MAX_FIELDS, ends with a NULL key. */
 #define SJ_MAX_FIELDS 32

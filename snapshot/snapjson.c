@@ -390,10 +390,7 @@ static int read_list(struct snapread *r, const struct sj_field *f,
 /* A maximum that depends on the header or on fields read before. */
 static int64_t limit(const struct snapread *r, int64_t max, const void *base)
 {
-	const struct snap_op *op = base;
-	const struct snap_comm *c;
-
-	if (max < SJ_LAST_PEER)
+	if (max < SJ_LAST_FRAME)
 		return max;
 	switch (max) {
 	case SJ_NRANKS:
@@ -404,13 +401,6 @@ static int64_t limit(const struct snapread *r, int64_t max, const void *base)
 		return r->ncomms - 1;
 	case SJ_LAST_FRAME:
 		return ((const struct snap_thread *)base)->nframes - 1;
-	case SJ_LAST_PEER:
-		/* An intercommunicator's peer is a rank of its remote
-		 * group. */
-		if (op->comm < 0)
-			return INT_MAX;
-		c = &r->s->comms[op->comm];
-		return (c->remote_size ? c->remote_size : c->size) - 1;
 	}
 	return max;
 }

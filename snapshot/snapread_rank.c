@@ -83,7 +83,7 @@ int sr_extra(struct snapread *r, const struct sj_field *f,
 }
 
 /* peer_global must be the peer's global rank, where the group is known
- * (the table checked peer against the communicator's size). */
+ * (a peer past the group has none). */
 int sr_check_op(struct snapread *r, const struct sj_field *f,
 		    const struct sj_node *o, void *entry)
 {

@@ -345,6 +345,13 @@ Test(mpicalls, only_the_callers_own_code_inside_a_call_is_a_callback)
 		{ "MPI_Recv", APP },
 		{ "main", APP },
 	};
+	static const struct fr statik2[] = {
+		{ "MPIC_Wait", APP },
+		{ "MPIC_Sendrecv", APP },
+		{ "MPIR_Allreduce_intra_auto", APP },
+		{ "PMPI_Allreduce", APP },
+		{ "main", APP },
+	};
 	static const struct fr waits[] = {
 		{ "poll", LIBC },
 		{ "PMPI_Recv", LIBMPI },
@@ -361,6 +368,9 @@ Test(mpicalls, only_the_callers_own_code_inside_a_call_is_a_callback)
 	classify(statik, N(statik), &c);
 	cr_expect_str_eq(c.call, "MPI_Recv");
 	cr_expect_eq(c.user_frame, 5);
+	classify(statik2, N(statik2), &c);
+	cr_expect_str_eq(c.call, "MPI_Allreduce");
+	cr_expect_eq(c.user_frame, 4);
 	classify(waits, N(waits), &c);
 	cr_expect_str_eq(c.call, "MPI_Allreduce");
 	cr_expect_eq(c.mpi_frame, 4);

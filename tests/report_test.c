@@ -6,6 +6,7 @@
  * then review the diff.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -601,4 +602,37 @@ Test(report, thread_computing_in_the_programs_code_keeps_the_rank_going)
 		free(out);
 		snap_free(s);
 	}
+}
+
+/* --github on a wildcard receive says "any rank", as the text does, not
+ * the member the graph goes on to; a rank stopped in an earlier look
+ * that has since exited is no stopped rank. */
+Test(report, github_any_source_and_an_exited_rank_once_stopped)
+{
+	static const struct anl_opts gh = { .format = ANL_FORMAT_TEXT,
+					    .github = true };
+	struct snap *s = sb_new(3);
+	char *got;
+
+	sb_recv(s, 0, -1, 1, "any.c", 10);
+	sb_recv(s, 1, 0, 1, "any.c", 20);
+	sb_recv(s, 2, 0, 1, "any.c", 20);
+	for (int r = 0; r < 3; r++)
+		s->ranks[r].progress = SNAP_PROGRESS_STABLE;
+	got = render(s, &gh);
+	cr_expect_not_null(strstr(got, "::rank 0 waits for any rank in "
+				  "MPI_Recv"), "%s", got);
+	free(got);
+	snap_free(s);
+
+	s = sb_ring(3);
+	s->ranks[1].stopped_by = SIGSTOP;
+	sb_state(s, 1, SNAP_RANK_GONE, "exited during collection");
+	got = render(s, &text);
+	cr_expect_null(strstr(got, "stopped"), "%s", got);
+	free(got);
+	got = render(s, &json);
+	cr_expect_null(strstr(got, "stopped_by"), "%s", got);
+	free(got);
+	snap_free(s);
 }

@@ -837,13 +837,27 @@ Test(snapio, rejects_array_where_an_integer_belongs,
 			  "be an integer\n");
 }
 
-Test(snapio, checks_a_peer_against_a_comm_given_after_it,
+/* A peer past its communicator's group (an intercommunicator whose
+ * remote group the collector could not read) is read, and has no global
+ * rank; a peer_global it does not have is refused whatever the order of
+ * the keys. */
+Test(snapio, a_peer_past_the_group_is_read_without_a_global_rank,
      .init = cr_redirect_stderr)
 {
+	struct snap *s = NULL;
+
+	cr_assert_eq(read_string(HDR2 "{\"rank\":0,\"ops\":[{\"kind\":"
+				 "\"recv\",\"peer\":5,\"comm\":0}]}\n"
+				 "{\"rank\":1}\n", &s), 0);
+	cr_expect_eq(s->ranks[0].ops[0].peer_local, 5);
+	cr_expect_eq(snap_comm_peer(s, 0, 5), -1);
+	snap_free(s);
 	assert_read_error(HDR2 "{\"rank\":0,\"ops\":[{\"kind\":\"recv\","
-			  "\"peer\":5,\"comm\":0}]}\n{\"rank\":1}\n",
-			  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: \"peer\" "
-			  "5 is out of range (-1..1)\n");
+			  "\"peer_global\":0,\"peer\":1,\"comm\":0}]}\n"
+			  "{\"rank\":1}\n",
+			  "mpi-deadlock: t.jsonl:3:33: rank 0: op 0: "
+			  "\"peer_global\" 0 is not \"peer\" 1 of communicator "
+			  "0 (global rank 1)\n");
 }
 
 /* JSON does not allow a raw control character in a string; the writer
