@@ -264,7 +264,8 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
 	run_end(job);
 	if (!c->quiet)
 		fprintf(stderr, "mpi-deadlock: job (pid %d) ended%s\n", job,
-			rc == 1 && !*stop ? " after the report (--keep-running "
-					    "keeps it)" : "");
+			rc == 1 && !*stop && code != MD_EXIT_ERROR ?
+				" after the report (--keep-running keeps it)" :
+				"");
 	return code;
 }
