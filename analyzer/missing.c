@@ -126,6 +126,29 @@ static bool has_miss(const struct anl_result *r, int i, int bit)
 	return r->ranks[i].miss & bit;
 }
 
+/*
+ * The processes mpirun started are one MPI job only if its
+ * MPI_COMM_WORLD has them all: a program built with another MPI than the
+ * launcher's runs as singletons, each rank 0 of a world of its own.
+ */
+static char *not_one_job(const struct anl_result *r)
+{
+	const struct snap_comm *w;
+	int job = r->s->job_nranks > 0 ? r->s->job_nranks : r->nranks;
+
+	if (r->world < 0 || r->world >= r->s->ncomms)
+		return NULL;
+	w = &r->s->comms[r->world];
+	if (!w->name || strcmp(w->name, "MPI_COMM_WORLD") || w->size == job)
+		return NULL;
+	return xasprintf("MPI_COMM_WORLD has %d rank%s, but the launcher "
+			 "started %d processes: they are not one MPI job (a "
+			 "program built with another MPI than the launcher's, "
+			 "e.g. MPICH's mpicc and Open MPI's mpirun?), and each "
+			 "is judged as its own", w->size,
+			 w->size == 1 ? "" : "s", job);
+}
+
 char **anl_missing(const struct anl_result *r, int *n)
 {
 	struct mgroup *g = NULL;
@@ -141,13 +164,15 @@ char **anl_missing(const struct anl_result *r, int *n)
 					reason_of(&r->s->ranks[i], bit))->rs, i);
 		}
 	}
-	lines = xmalloc(((size_t)ng + 1) * sizeof(*lines));
+	lines = xmalloc(((size_t)ng + 2) * sizeof(*lines));
 	for (int i = 0; i < ng; i++) {
 		lines[i] = group_line(&g[i]);
 		anl_ranges_free(&g[i].rs);
 	}
 	free(g);
 	*n = ng;
+	if ((lines[ng] = not_one_job(r)))
+		(*n)++;
 	return lines;
 }
 

@@ -636,3 +636,22 @@ Test(report, github_any_source_and_an_exited_rank_once_stopped)
 	free(got);
 	snap_free(s);
 }
+
+/* Singletons started by another MPI's launcher: each process is rank 0
+ * of a world of one, which the report says. */
+Test(report, processes_that_are_not_one_mpi_job_are_named)
+{
+	struct snap *s = sb_ring(3);
+	char *got;
+
+	got = render(s, &text);
+	cr_expect_null(strstr(got, "not one MPI job"), "%s", got);
+	free(got);
+	s->comms[0].size = 1;
+	got = render(s, &text);
+	cr_expect_not_null(strstr(got, "MPI_COMM_WORLD has 1 rank, but the "
+				  "launcher started 3 processes: they are not "
+				  "one MPI job"), "%s", got);
+	free(got);
+	snap_free(s);
+}
