@@ -112,8 +112,9 @@ const char *anl_comm_name(const struct anl_result *r, int comm)
 	if (comm < 0 || comm >= r->s->ncomms)
 		return r->world < 0 ? "all ranks" : "MPI_COMM_WORLD";
 	if (!r->s->comms[comm].name || !r->s->comms[comm].name[0])
-		return r->s->comms[comm].remote ? "unnamed intercommunicator"
-						: "unnamed communicator";
+		return r->s->comms[comm].remote_size
+			       ? "unnamed intercommunicator"
+			       : "unnamed communicator";
 	return r->s->comms[comm].name;
 }
 
