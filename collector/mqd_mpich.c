@@ -40,6 +40,7 @@ int mm_layout_find(const struct mh_types_ops *t, void *ctx,
 	l->comm_vcrt = dev >= 0 && vcrt >= 0 ? dev + vcrt : -1;
 	l->vcrt_table = offset_of(t, ctx, "MPIDI_VCRT_t", "vcr_table");
 	l->vc_pg_rank = offset_of(t, ctx, "MPIDI_VC_t", "pg_rank");
+	l->vc_pg = offset_of(t, ctx, "MPIDI_VC_t", "pg");
 	l->comm_local_group = offset_of(t, ctx, "MPIR_Comm", "local_group");
 	l->group_pmap = offset_of(t, ctx, "MPIR_Group", "lrank_to_lpid");
 	l->pmap_size = size_of(t, ctx, "MPII_Group_pmap_t");
@@ -138,8 +139,45 @@ int mm_comm_read(const struct mm_layout *l, const struct mh_proc_ops *p,
 	return 0;
 }
 
+/* The process group of the first VC of the table at comm + at, 0 if it
+ * cannot be read. */
+static uint64_t vcrt_pg(const struct mm_layout *l, const struct mh_proc_ops *p,
+			void *ctx, uint64_t comm, int at, int i)
+{
+	uint64_t vcrt, vc, pg;
+
+	if (at < 0 || l->vcrt_table < 0 || l->vc_pg < 0 ||
+	    read_ptr(p, ctx, comm + (uint64_t)at, &vcrt) < 0 ||
+	    read_ptr(p, ctx, vcrt + (uint64_t)l->vcrt_table + 8u * (uint64_t)i,
+		     &vc) < 0 ||
+	    read_ptr(p, ctx, vc + (uint64_t)l->vc_pg, &pg) < 0)
+		return 0;
+	return pg;
+}
+
+/* Are the remote group's processes (size of them) of another process
+ * group than the local one's: MPI_Comm_spawn's children, or the peers
+ * of MPI_Comm_connect, whose pg_rank is a rank of their own job? */
+static bool remote_outside(const struct mm_layout *l,
+			   const struct mh_proc_ops *p, void *ctx,
+			   uint64_t comm, int size)
+{
+	uint64_t own = vcrt_pg(l, p, ctx, comm, l->comm_local_vcrt, 0);
+
+	if (!own)
+		return false;
+	for (int i = 0; i < size; i++) {
+		uint64_t pg = vcrt_pg(l, p, ctx, comm, l->comm_vcrt, i);
+
+		if (pg && pg != own)
+			return true;
+	}
+	return false;
+}
+
 int mm_comm_local(const struct mm_layout *l, const struct mh_proc_ops *p,
-		  void *ctx, uint64_t comm, int *local_size, int **local)
+		  void *ctx, uint64_t comm, int remote_size, int *local_size,
+		  int **local)
 {
 	int kind, n;
 
@@ -160,5 +198,5 @@ int mm_comm_local(const struct mm_layout *l, const struct mh_proc_ops *p,
 		return -MD_E_FAULT;
 	}
 	*local_size = n;
-	return 1;
+	return remote_outside(l, p, ctx, comm, remote_size) ? 2 : 1;
 }

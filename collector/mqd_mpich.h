@@ -20,6 +20,7 @@ struct mm_layout {
 	int comm_vcrt;		/* MPIR_Comm.dev + MPIDI_CH3I_comm_t.vcrt */
 	int vcrt_table;		/* MPIDI_VCRT_t.vcr_table */
 	int vc_pg_rank;		/* MPIDI_VC_t.pg_rank */
+	int vc_pg;		/* MPIDI_VC_t.pg: its process group */
 	int comm_local_group;	/* MPIR_Comm.local_group */
 	int group_pmap;		/* MPIR_Group.lrank_to_lpid */
 	int pmap_size;		/* sizeof(MPII_Group_pmap_t) */
@@ -52,10 +53,14 @@ int mm_comm_read(const struct mm_layout *l, const struct mh_proc_ops *p,
  * MPIR_COMM_KIND__INTERCOMM), and then its local group: *local_size and
  * *local (allocated) the MPI_COMM_WORLD ranks of its local ranks (ch3's
  * local table).  MPICH's DLL gives an intercommunicator's remote size as
- * its size, and mm_comm_read's group is then the remote group.  Returns
- * 1, 0 (an intracommunicator) or a negative code.
+ * its size (remote_size), and mm_comm_read's group is then the remote
+ * group.  Returns 1, 2 when the remote group's processes are of another
+ * process group (MPI_Comm_spawn's children, MPI_Comm_connect's peers:
+ * their pg_rank is no rank of this job), 0 (an intracommunicator) or a
+ * negative code.
  */
 int mm_comm_local(const struct mm_layout *l, const struct mh_proc_ops *p,
-		  void *ctx, uint64_t comm, int *local_size, int **local);
+		  void *ctx, uint64_t comm, int remote_size, int *local_size,
+		  int **local);
 
 #endif /* MD_MQD_MPICH_H */

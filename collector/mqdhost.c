@@ -884,12 +884,13 @@ static bool group_valid(const int *group, int size, int nranks)
  * read beside the DLL, which gives none.  Returns the group or NULL.
  * Of an intercommunicator the DLL gives the remote size and the table
  * read is the remote group's: it goes to *remote (*rsize), and c->size
- * and the group returned become the local group's.
+ * and the group returned become the local group's.  A remote group of
+ * another process group (spawned, connected) is *rsize without *remote.
  */
 static int *mpich_comm(struct walk *w, struct mqd_communicator *c,
 		       int **remote, int *rsize)
 {
-	int *group = xcalloc((size_t)c->size, sizeof(int)), *local, n;
+	int *group = xcalloc((size_t)c->size, sizeof(int)), *local, n, rc;
 	struct mh_process *p = w->p;
 	uint64_t addr = (uint64_t)c->unique_id, id;
 	bool have;
@@ -900,14 +901,16 @@ static int *mpich_comm(struct walk *w, struct mqd_communicator *c,
 			 &id, group, &have) == 0)
 		c->unique_id = id;
 	have = have && group_valid(group, (int)c->size, w->s->nranks);
-	if (mm_comm_local(&w->img->mpich, p->ops, p->ctx, addr, &n,
-			  &local) == 1) {
-		if (have) {
+	rc = mm_comm_local(&w->img->mpich, p->ops, p->ctx, addr, (int)c->size,
+			   &n, &local);
+	if (rc == 1 || rc == 2) {
+		/* Outside the job: a size without a group. */
+		if (have && rc == 1)
 			*remote = group;
-			*rsize = (int)c->size;
-		} else {
+		else
 			free(group);
-		}
+		if (*remote || rc == 2)
+			*rsize = (int)c->size;
 		c->size = n;
 		if (group_valid(local, n, w->s->nranks))
 			return local;
@@ -984,7 +987,7 @@ static void walk_communicator(struct walk *w)
 	comm = snap_comm_intern(w->s, (uint64_t)c.unique_id, c.name,
 				(int)c.size, group);
 	free(group);
-	if (remote)
+	if (rsize)
 		snap_comm_set_remote(w->s, comm, rsize, remote);
 	else if (!w->img->mpich_ok)
 		find_remote(w, &c, comm);
