@@ -549,8 +549,8 @@ static void put_computing(const struct anl_result *r, const struct group *g,
 static void put_stopped(const struct group *g, FILE *out)
 {
 	if (g->key.stopped_by)
-		fprintf(out, "      stopped by %s, not by mpi-deadlock: %s nothing "
-			"until %s SIGCONT (kill -CONT)\n",
+		fprintf(out, "      stopped by %s, not by mpi-deadlock: %s "
+			"nothing until %s SIGCONT (kill -CONT)\n",
 			anl_signal_name(g->key.stopped_by),
 			g->rs.count == 1 ? "it runs" : "they run",
 			g->rs.count == 1 ? "it gets" : "they get");

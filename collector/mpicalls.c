@@ -322,7 +322,8 @@ static bool is_callers_code(const struct snap_frame *f, const char *obj)
 
 	return f->object && f->func && !strcmp(f->object, obj) &&
 	       !is_runtime_frame(f) &&
-	       !in_prefixes(f->func, mpi_ns, sizeof(mpi_ns) / sizeof(*mpi_ns)) &&
+	       !in_prefixes(f->func, mpi_ns,
+			    sizeof(mpi_ns) / sizeof(*mpi_ns)) &&
 	       !in_prefixes(f->func, libc_ns,
 			    sizeof(libc_ns) / sizeof(*libc_ns)) &&
 	       !in_list(f->func, libc_calls,

@@ -755,9 +755,10 @@ static void place_peers(const struct snap *s, int comm, struct snap_op *op)
 		op->actual_global = c->group[op->actual_local];
 }
 
-/* A rank the snapshot can hold: an index (in the job: below size), or -1.  A DLL fills the
- * actual fields of a receive that has not matched with whatever its
- * status holds (MPICH's: MPI_ANY_SOURCE, -2), which is no rank. */
+/* A rank the snapshot can hold: an index (in the job: below size), or
+ * -1.  A DLL fills the actual fields of a receive that has not matched
+ * with whatever its status holds (MPICH's: MPI_ANY_SOURCE, -2), which
+ * is no rank. */
 static int rank_in(int rank, int size)
 {
 	return rank >= 0 && rank < size ? rank : -1;
