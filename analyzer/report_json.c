@@ -302,6 +302,8 @@ static void threads_arr(jg g, const struct anl_result *r, int rank)
 		yajl_gen_map_open(g);
 		num(g, "tid", th->tid);
 		str(g, "call", th->mpi_call);
+		if (th->called_back_by)
+			str(g, "called_back_by", th->called_back_by);
 		str(g, "func", f ? f->func : NULL);
 		str(g, "file", f ? f->file : NULL);
 		num(g, "line", f ? f->line : 0);

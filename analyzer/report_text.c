@@ -522,6 +522,21 @@ static void put_sleep_hint(const struct snap_rank *sr, FILE *out)
 			"README)\n", n, n == 1 ? "" : "s");
 }
 
+/* The MPI call whose callback the rank runs where its line says (a user
+ * MPI_Op inside MPI_Allreduce), NULL if none. */
+static const char *called_back_by(const struct snap_rank *sr)
+{
+	for (int t = 0; t < sr->nthreads; t++) {
+		const struct snap_thread *th = &sr->threads[t];
+		const struct snap_frame *f = user_frame(th);
+
+		if (th->called_back_by && !th->progress_thread && f &&
+		    f->file == sr->call_file && f->line == sr->call_line)
+			return th->called_back_by;
+	}
+	return NULL;
+}
+
 /* The thread that keeps a waiting rank going (of the first rank). */
 static void put_computing(const struct anl_result *r, const struct group *g,
 			  FILE *out)
@@ -588,7 +603,21 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 	/* Where a rank outside MPI is: what holds up the ones that wait
 	 * for it (ranks at other places are other groups). */
 	if (!g->key.call) {
-		site = anl_site(r, g->first);
+		const struct snap_rank *sr = &r->s->ranks[g->first];
+		const char *by = called_back_by(sr);
+
+		/* "slow_sum at op.c:7, called back by MPI_Allreduce": in
+		 * MPI's call, but running the program's code. */
+		if (by && sr->call_file && sr->call_line > 0)
+			site = xasprintf("%s at %s:%d, called back by %s",
+					 sr->call_func ? sr->call_func : "?",
+					 sr->call_file, sr->call_line, by);
+		else if (by)
+			site = xasprintf("%s, called back by %s",
+					 sr->call_func ? sr->call_func : "?",
+					 by);
+		else
+			site = anl_site(r, g->first);
 		fprintf(out, "  %s %s: %s (%s)\n", who, ranks,
 			g->key.stopped_by ? "stopped" : "running", site);
 		free(site);

@@ -358,6 +358,7 @@ static bool in_callback(const struct snap_frame *frames, struct mc_class *out)
 			cb = i;
 			break;
 		}
+	memcpy(out->called_back_by, out->call, sizeof(out->call));
 	out->call[0] = '\0';
 	out->mpi_frame = -1;
 	out->user_frame = cb;

@@ -37,6 +37,9 @@ struct mc_class {
 	 * innermost such frame (where the thread computes).  -1 if none. */
 	int user_frame;
 	bool progress_thread;	/* an MPI runtime helper thread */
+	/* The call whose callback into the caller's code the thread runs
+	 * (call is then "", user_frame where it runs); "" if none. */
+	char called_back_by[MC_CALL_MAX];
 };
 
 /* Classify one thread's frames (innermost first, n >= 0). */

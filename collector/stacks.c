@@ -283,6 +283,8 @@ static void classify(struct snap *s, struct snap_thread *th)
 	th->mpi_frame = mc.mpi_frame;
 	th->user_frame = mc.user_frame;
 	th->progress_thread = mc.progress_thread;
+	th->called_back_by = mc.called_back_by[0]
+				     ? snap_str(s, mc.called_back_by) : NULL;
 }
 
 static void walk_thread(struct stk_walk *w, int tid, struct snap_thread *th)

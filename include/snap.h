@@ -90,6 +90,10 @@ struct snap_thread {
 	bool progress_thread;	/* an MPI runtime helper thread (opal/pmix
 				 * progress, poll loops): never the
 				 * application */
+	/* The MPI call that called the program's code the thread runs (a
+	 * user MPI_Op inside "MPI_Allreduce"): it computes, mpi_call is
+	 * NULL and user_frame is where.  NULL otherwise. */
+	const char *called_back_by;
 };
 
 /* A communicator's virtual topology (MPI_Cart_create, MPI_Graph_create,

@@ -112,6 +112,7 @@ static const struct sj_field thread_fields[] = {
 		 .count = offsetof(SJ_T, nframes)),
 	SJ_INDEX("mpi_frame", mpi_frame, SJ_LAST_FRAME),
 	SJ_INDEX("user_frame", user_frame, SJ_LAST_FRAME),
+	SJ_FIELD("called_back_by", SJ_STR, called_back_by),
 	{ NULL },
 };
 #undef SJ_T

@@ -88,6 +88,7 @@ static void relink(struct snap *dst, struct snap_cmap *m, struct snap_rank *d)
 		struct snap_thread *th = &d->threads[t];
 
 		th->mpi_call = snap_str(dst, th->mpi_call);
+		th->called_back_by = snap_str(dst, th->called_back_by);
 		for (int f = 0; f < th->nframes; f++) {
 			th->frames[f].func = snap_str(dst, th->frames[f].func);
 			th->frames[f].object = snap_str(dst,

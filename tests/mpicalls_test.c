@@ -321,6 +321,7 @@ Test(mpicalls, user_op_called_back_inside_a_collective_is_running_code)
 
 	classify(st, N(st), &c);
 	cr_expect_str_eq(c.call, "");
+	cr_expect_str_eq(c.called_back_by, "MPI_Allreduce");
 	cr_expect_eq(c.mpi_frame, -1);
 	cr_expect_eq(c.user_frame, 0);
 	cr_expect(!c.progress_thread);
@@ -372,6 +373,7 @@ Test(mpicalls, only_the_callers_own_code_inside_a_call_is_a_callback)
 	cr_expect_str_eq(c.call, "MPI_Allreduce");
 	cr_expect_eq(c.user_frame, 4);
 	classify(waits, N(waits), &c);
+	cr_expect_str_eq(c.called_back_by, "");
 	cr_expect_str_eq(c.call, "MPI_Allreduce");
 	cr_expect_eq(c.mpi_frame, 4);
 }

@@ -655,3 +655,45 @@ Test(report, processes_that_are_not_one_mpi_job_are_named)
 	free(got);
 	snap_free(s);
 }
+
+/* A rank running a user MPI_Op that MPI_Allreduce called: running, where,
+ * and called back by what; the snapshot keeps it. */
+Test(report, rank_in_a_callback_of_an_mpi_call_says_which)
+{
+	struct snap *s = sb_new(2), *back = NULL;
+	struct snap_thread *th;
+	char *got, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	sb_call(s, 0, "MPI_Allreduce", "op.c", 17);
+	sb_call(s, 1, NULL, "op.c", 7);
+	s->ranks[1].call_func = snap_str(s, "slow_sum");
+	s->ranks[1].call_file = snap_str(s, "op.c");
+	s->ranks[1].call_line = 7;
+	s->ranks[1].threads = th = xcalloc(1, sizeof(*th));
+	s->ranks[1].nthreads = 1;
+	th->tid = 11;
+	th->nframes = 1;
+	th->frames = xcalloc(1, sizeof(*th->frames));
+	th->frames[0].func = s->ranks[1].call_func;
+	th->frames[0].file = s->ranks[1].call_file;
+	th->frames[0].line = 7;
+	th->mpi_frame = -1;
+	th->user_frame = 0;
+	th->called_back_by = snap_str(s, "MPI_Allreduce");
+	f = open_memstream(&buf, &len);
+	cr_assert_eq(snap_write(s, f), 0);
+	fclose(f);
+	f = fmemopen(buf, len, "r");
+	cr_assert_eq(snap_read(f, "mem", &back), 0, "%s", buf);
+	fclose(f);
+	got = render(back, &text);
+	cr_expect_not_null(strstr(got, "rank 1: running (slow_sum at op.c:7, "
+				  "called back by MPI_Allreduce)"), "%s", got);
+	cr_expect(!strncmp(got, "NO DEADLOCK", 11), "%s", got);
+	free(got);
+	snap_free(back);
+	snap_free(s);
+	free(buf);
+}
