@@ -28,7 +28,6 @@
 
 #include "../collector/elfsym.h"
 #include "../collector/target.h"
-#include "analyze.h"
 #include "collect.h"
 #include "md.h"
 #include "snap.h"
@@ -401,35 +400,6 @@ static void check_fakes(const struct inject *in, bool interrupted)
 	}
 }
 
-/* The victim is named as stopped by SIGSTOP, in the snapshot and in
- * the report's verdict. */
-static void expect_stopped(const struct snap *s, int victim,
-			   const struct cell *c)
-{
-	static const struct anl_opts text = { .format = ANL_FORMAT_TEXT };
-	struct anl_result *r;
-	char *sum = NULL, *want;
-	size_t len = 0;
-	FILE *f;
-
-	cr_expect_eq(s->ranks[victim].stopped_by, SIGSTOP,
-		     "%s at %s: rank %d stopped_by %d", fault_names[c->fault],
-		     col_phase_name(c->phase), victim,
-		     s->ranks[victim].stopped_by);
-	r = anl_analyze(s);
-	f = open_memstream(&sum, &len);
-	anl_report(r, &text, f);
-	fclose(f);
-	*strchrnul(sum, '\n') = '\0';	/* the verdict */
-	if (asprintf(&want, "rank %d is stopped by SIGSTOP", victim) < 0)
-		want = NULL;
-	cr_expect(want && strstr(sum, want), "%s at %s: summary %s",
-		  fault_names[c->fault], col_phase_name(c->phase), sum);
-	free(want);
-	free(sum);
-	anl_result_free(r);
-}
-
 ParameterizedTestParameters(fault_fake, every_phase)
 {
 	static struct cell cells[COL_PHASE_COUNT * F_COUNT];
@@ -482,7 +452,8 @@ ParameterizedTest(struct cell *c, fault_fake, every_phase,
 		/* The last look found it stopped: the snapshot says by
 		 * what, and so does the verdict. */
 		if (c->fault == F_RANK_STOPPED)
-			expect_stopped(s, in.victim, c);
+			fault_expect_stopped(s, in.victim, c->fault,
+					     col_phase_name(c->phase));
 	}
 	free(err);
 	snap_free(s);

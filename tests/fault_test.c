@@ -22,7 +22,6 @@
 
 #include "../collector/proctable.h"
 #include "../collector/stacks.h"
-#include "analyze.h"
 #include "collect.h"
 #include "md.h"
 #include "snap.h"
@@ -95,35 +94,6 @@ static void job_fini(void)
 	tr_job_end(&job);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-}
-
-/* The victim is named as stopped by SIGSTOP, in the snapshot and in
- * the report's verdict. */
-static void expect_stopped(const struct snap *s, int victim,
-			   const struct cell *c)
-{
-	static const struct anl_opts text = { .format = ANL_FORMAT_TEXT };
-	struct anl_result *r;
-	char *sum = NULL, *want;
-	size_t len = 0;
-	FILE *f;
-
-	cr_expect_eq(s->ranks[victim].stopped_by, SIGSTOP,
-		     "%s at %s: rank %d stopped_by %d", fault_names[c->fault],
-		     col_phase_name(c->phase), victim,
-		     s->ranks[victim].stopped_by);
-	r = anl_analyze(s);
-	f = open_memstream(&sum, &len);
-	anl_report(r, &text, f);
-	fclose(f);
-	*strchrnul(sum, '\n') = '\0';	/* the verdict */
-	if (asprintf(&want, "rank %d is stopped by SIGSTOP", victim) < 0)
-		want = NULL;
-	cr_expect(want && strstr(sum, want), "%s at %s: summary %s",
-		  fault_names[c->fault], col_phase_name(c->phase), sum);
-	free(want);
-	free(sum);
-	anl_result_free(r);
 }
 
 ParameterizedTestParameters(e2e_fault, every_phase)
@@ -240,7 +210,8 @@ ParameterizedTest(struct cell *c, e2e_fault, every_phase, .fini = job_fini,
 		/* The last look found it stopped: the snapshot says by
 		 * what, and so does the verdict. */
 		if (c->fault == F_RANK_STOPPED)
-			expect_stopped(s, in.victim, c);
+			fault_expect_stopped(s, in.victim, c->fault,
+					     col_phase_name(c->phase));
 	}
 	free(err);
 	snap_free(s);

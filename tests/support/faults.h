@@ -27,4 +27,11 @@ static const char *const fault_names[] = {
 #undef FAULT_NAME
 };
 
+struct snap;
+
+/* The victim is named as stopped by SIGSTOP, in the snapshot and in the
+ * report's verdict (faults.c); phase names the phase for messages. */
+void fault_expect_stopped(const struct snap *s, int victim, enum fault fault,
+			  const char *phase);
+
 #endif /* MD_TEST_FAULTS_H */
