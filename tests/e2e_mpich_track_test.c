@@ -285,29 +285,10 @@ Test(e2e_mpich_track, predefined_datatypes_and_operations_are_named,
 	free(src);
 }
 
-/* MPI_Comm_spawn under MPICH: the child's pg_rank (0 of its own process
- * group) is no rank of the job, so the parent's receive from it is no
- * wait on rank 0 but a wait outside the job: no verdict (exit 2), and
- * run ends parent and child. */
-static const char spawn_src[] =
-	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
-	"int main(int argc, char **argv)\n{\n"
-	"	MPI_Comm parent, inter;\n	int x = 0;\n	char p[4096];\n"
-	"	FILE *f;\n"
-	"	MPI_Init(&argc, &argv);\n"
-	"	MPI_Comm_get_parent(&parent);\n"
-	"	snprintf(p, sizeof(p), \"%s/rank.%d.pid\", argv[1],\n"
-	"		 parent != MPI_COMM_NULL);\n"
-	"	if ((f = fopen(p, \"w\"))) {\n"
-	"		fprintf(f, \"%d\\n\", (int)getpid());\n		fclose(f);\n	}\n"
-	"	if (parent == MPI_COMM_NULL) {\n"
-	"		MPI_Comm_spawn(argv[0], argv + 1, 1, MPI_INFO_NULL, 0,\n"
-	"			       MPI_COMM_WORLD, &inter,\n"
-	"			       MPI_ERRCODES_IGNORE);\n"
-	"		parent = inter;\n	}\n"
-	"	MPI_Recv(&x, 1, MPI_INT, 0, 0, parent, MPI_STATUS_IGNORE);\n"
-	"	MPI_Finalize();\n	return 0;\n}\n";
-
+/* MPI_Comm_spawn under MPICH (rp_spawn_src): the child's pg_rank (0 of
+ * its own process group) is no rank of the job, so the parent's receive
+ * from it is no wait on rank 0 but a wait outside the job: no verdict
+ * (exit 2), and run ends parent and child. */
 Test(e2e_mpich_track, wait_on_a_spawned_child_gives_no_verdict,
      .timeout = 150, .fini = fini)
 {
@@ -316,7 +297,7 @@ Test(e2e_mpich_track, wait_on_a_spawned_child_gives_no_verdict,
 	int code, n;
 
 	need_mpich();
-	code = run_job("spawn", spawn_src, 1, &src, &out, &err, &snap);
+	code = run_job("spawn", rp_spawn_src, 1, &src, &out, &err, &snap);
 	n = rp_rank_pids(dir, pids, NP);
 	cr_expect_eq(n, 2, "parent and child did not both start");
 	cr_expect_eq(rp_wait_gone(pids, n, 5000), 0, "a process is left");

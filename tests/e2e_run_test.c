@@ -77,6 +77,18 @@ static int wait_ranks(struct e2e *e)
 	return n;
 }
 
+/* Run argv (mpi-deadlock run ... -- the job), then check that no rank is
+ * left: its exit code, and what it wrote in *out and *err. */
+static int run_job(struct e2e *e, char **argv, char **out, char **err)
+{
+	int code = rp_wait(rp_spawn(argv, NULL, e->out, e->err), 60000);
+
+	*out = mj_slurp(e->out);
+	*err = mj_slurp(e->err);
+	e2e_no_rank_left(e);
+	return code;
+}
+
 Test(e2e_run, run_reports_a_ring_deadlock_at_the_deadline_and_ends_the_job,
      .timeout = 90)
 {
@@ -87,10 +99,7 @@ Test(e2e_run, run_reports_a_ring_deadlock_at_the_deadline_and_ends_the_job,
 	e2e_setup(&e);
 	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=4"), S("-q"),
 			 S("--"), MPIRUN, e.prog, e.dir, NULL };
-	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = mj_slurp(e.out);
-	err = mj_slurp(e.err);
-	e2e_no_rank_left(&e);
+	code = run_job(&e, argv, &out, &err);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
 	cr_expect(strstr(out, "0") && strstr(out, "1"),
@@ -115,10 +124,7 @@ Test(e2e_run, fortran_2008_receive_is_mpi_recv, .timeout = 90)
 	cr_assert_eq(rp_build_ring_f08("mpif90", e.prog), 0, "mpif90 failed");
 	char *argv[] = { S(rp_bin()), S("run"), S("--timeout=4"), S("-q"),
 			 S("--"), MPIRUN, e.prog, e.dir, NULL };
-	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = mj_slurp(e.out);
-	err = mj_slurp(e.err);
-	e2e_no_rank_left(&e);
+	code = run_job(&e, argv, &out, &err);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stdout: %s; "
 		     "stderr: %s", code, out, err);
 	cr_expect(strstr(out, "MPI_Recv at ") && strstr(out, "ringf.f90:"),
@@ -144,10 +150,7 @@ Test(e2e_run, wait_on_a_spawned_child_gives_no_verdict, .timeout = 90)
 			 S("mpirun"), S("--allow-run-as-root"),
 			 S("--oversubscribe"), S("--mca"), S("pml"), S("ob1"),
 			 S("-np"), S("1"), e.prog, e.dir, NULL };
-	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = mj_slurp(e.out);
-	err = mj_slurp(e.err);
-	e2e_no_rank_left(&e);
+	code = run_job(&e, argv, &out, &err);
 	cr_expect_eq(code, 2, "exit %d, want 2 (incomplete); stdout: %s; "
 		     "stderr: %s", code, out, err);
 	cr_expect(strstr(out, "rank 0: MPI_Recv at ") &&
@@ -218,10 +221,7 @@ Test(e2e_run, run_finds_mpirun_under_a_wrapper_script, .timeout = 90)
 			 S("mpirun --allow-run-as-root --oversubscribe --mca pml "
 			   "ob1 -np 2 \"$0\" \"$1\"; echo wrapper done"),
 			 e.prog, e.dir, NULL };
-	code = rp_wait(rp_spawn(argv, NULL, e.out, e.err), 60000);
-	out = mj_slurp(e.out);
-	err = mj_slurp(e.err);
-	e2e_no_rank_left(&e);
+	code = run_job(&e, argv, &out, &err);
 	cr_expect_eq(code, 1, "exit %d, want 1 (deadlock); stderr: %s", code,
 		     err);
 	cr_expect(strstr(out, "DEADLOCK"), "no report: %s", out);

@@ -60,6 +60,8 @@ static void compare(const struct snap *s, const struct anl_opts *o,
 static const struct anl_opts text = { .format = ANL_FORMAT_TEXT };
 static const struct anl_opts json = { .format = ANL_FORMAT_JSON };
 static const struct anl_opts dot = { .format = ANL_FORMAT_DOT };
+static const struct anl_opts github = { .format = ANL_FORMAT_TEXT,
+					.github = true };
 
 Test(report, ring_of_three_text_names_every_edge)
 {
@@ -496,14 +498,12 @@ Test(report, element_counts_without_bytes_are_counted_in_words)
  * file name's ',' ':' '%' are escaped as the runner reads them back. */
 Test(report, github_annotation_names_a_self_wait_and_escapes_the_file)
 {
-	static const struct anl_opts gh = { .format = ANL_FORMAT_TEXT,
-					    .github = true };
 	struct snap *s = sb_new(2);
 	char *got, *line;
 
 	sb_recv(s, 0, 0, 1, "a,b:c%d.c", 10);
 	sb_recv(s, 1, 0, 2, "ring.c", 20);
-	got = render(s, &gh);
+	got = render(s, &github);
 	line = strstr(got, "::error file=a%2Cb%3Ac%25d.c,line=10::");
 	cr_expect_not_null(line, "%s", got);
 	cr_expect(line && !strncmp(strchr(line + 2, ':') + 2,
@@ -609,8 +609,6 @@ Test(report, thread_computing_in_the_programs_code_keeps_the_rank_going)
  * that has since exited is no stopped rank. */
 Test(report, github_any_source_and_an_exited_rank_once_stopped)
 {
-	static const struct anl_opts gh = { .format = ANL_FORMAT_TEXT,
-					    .github = true };
 	struct snap *s = sb_new(3);
 	char *got;
 
@@ -619,7 +617,7 @@ Test(report, github_any_source_and_an_exited_rank_once_stopped)
 	sb_recv(s, 2, 0, 1, "any.c", 20);
 	for (int r = 0; r < 3; r++)
 		s->ranks[r].progress = SNAP_PROGRESS_STABLE;
-	got = render(s, &gh);
+	got = render(s, &github);
 	cr_expect_not_null(strstr(got, "::rank 0 waits for any rank in "
 				  "MPI_Recv"), "%s", got);
 	free(got);
@@ -660,11 +658,9 @@ Test(report, processes_that_are_not_one_mpi_job_are_named)
  * and called back by what; the snapshot keeps it. */
 Test(report, rank_in_a_callback_of_an_mpi_call_says_which)
 {
-	struct snap *s = sb_new(2), *back = NULL;
+	struct snap *s = sb_new(2), *back;
 	struct snap_thread *th;
-	char *got, *buf = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *got;
 
 	sb_call(s, 0, "MPI_Allreduce", "op.c", 17);
 	sb_call(s, 1, NULL, "op.c", 7);
@@ -682,12 +678,8 @@ Test(report, rank_in_a_callback_of_an_mpi_call_says_which)
 	th->mpi_frame = -1;
 	th->user_frame = 0;
 	th->called_back_by = snap_str(s, "MPI_Allreduce");
-	f = open_memstream(&buf, &len);
-	cr_assert_eq(snap_write(s, f), 0);
-	fclose(f);
-	f = fmemopen(buf, len, "r");
-	cr_assert_eq(snap_read(f, "mem", &back), 0, "%s", buf);
-	fclose(f);
+	back = sb_round_trip(s);
+	cr_assert_not_null(back);
 	got = render(back, &text);
 	cr_expect_not_null(strstr(got, "rank 1: running (slow_sum at op.c:7, "
 				  "called back by MPI_Allreduce)"), "%s", got);
@@ -695,5 +687,4 @@ Test(report, rank_in_a_callback_of_an_mpi_call_says_which)
 	free(got);
 	snap_free(back);
 	snap_free(s);
-	free(buf);
 }

@@ -173,7 +173,7 @@ static const char ring_f08_src[] =
 /* One parent that spawns one child, then receives from it on the
  * intercommunicator while the child receives from it: a deadlock across
  * two jobs.  The parent writes DIR/rank.0.pid, the child rank.1.pid. */
-static const char spawn_src[] =
+const char rp_spawn_src[] =
 	"#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n"
 	"int main(int argc, char **argv)\n{\n"
 	"	MPI_Comm parent, inter;\n	int x = 0;\n	char p[4096];\n"
@@ -225,5 +225,5 @@ int rp_build_ring_f08(const char *mpif90, const char *prog)
 
 int rp_build_spawn(const char *mpicc, const char *prog)
 {
-	return build(mpicc, prog, "c", spawn_src);
+	return build(mpicc, prog, "c", rp_spawn_src);
 }

@@ -63,5 +63,7 @@ int rp_build_ring_f08(const char *mpif90, const char *prog);
  * MPI_Recv for the other on their intercommunicator.  The parent writes
  * DIR/rank.0.pid, the child DIR/rank.1.pid. */
 int rp_build_spawn(const char *mpicc, const char *prog);
+/* Its source, for another MPI's compiler. */
+extern const char rp_spawn_src[];
 
 #endif /* MD_TESTS_RUN_PROC_H */

@@ -151,3 +151,23 @@ void sb_topo(struct snap *s, int comm, enum snap_topo kind,
 	free(first);
 	free(nbr);
 }
+
+struct snap *sb_round_trip(const struct snap *s)
+{
+	struct snap *back = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (snap_write(s, f) == 0 && fclose(f) == 0) {
+		f = fmemopen(text, len, "r");
+		if (f && snap_read(f, "round trip", &back) != 0)
+			back = NULL;
+		if (f)
+			fclose(f);
+	}
+	free(text);
+	return back;
+}

@@ -45,5 +45,8 @@ void sb_state(struct snap *s, int rank, enum snap_rank_state st,
 	      const char *reason);
 /* A ring of n: rank i in MPI_Recv from (i + 1) % n, tag 7, at ring.c:14. */
 struct snap *sb_ring(int n);
+/* s written by snap_write and read back by snap_read: the copy, or NULL
+ * when either refused it (the reader says why on stderr). */
+struct snap *sb_round_trip(const struct snap *s);
 
 #endif /* MD_SNAPBUILD_H */
