@@ -82,20 +82,22 @@ struct site {
 	UT_hash_handle hh;
 };
 
-enum { WAITS_ANY = -2, WAITS_UNKNOWN = -3 };
+enum { WAITS_SELF = -2, WAITS_ANY = -3, WAITS_UNKNOWN = -4 };
 
 /* The first rank a deadlocked rank waits for, for the annotation; a wait
  * for any member of a communicator is WAITS_ANY (WAITS_UNKNOWN when no
  * operation names the peer), as the text report says, not the member
- * the graph goes on to. */
+ * the graph goes on to; WAITS_SELF when it waits only for itself. */
 static int waits_for(const struct anl_result *r, int v)
 {
-	int first, n = wfg_out(r->g, v, &first);
+	int first, n = wfg_out(r->g, v, &first), none = -1;
 
 	for (int e = first; e < first + n; e++) {
 		int t = wfg_edge_to(r->g, e);
 
-		if (t < r->nranks && t != v)
+		if (t == v)
+			none = WAITS_SELF;
+		else if (t < r->nranks)
 			return t;
 		if (t >= r->nranks && r->v[t - r->nranks].kind == ANL_V_ANY) {
 			const struct anl_ev *ev = anl_edge_ev(r, e);
@@ -111,18 +113,7 @@ static int waits_for(const struct anl_result *r, int v)
 					return wfg_edge_to(r->g, k);
 		}
 	}
-	return -1;
-}
-
-/* Does v wait for itself (a receive from its own rank)? */
-static bool waits_for_itself(const struct anl_result *r, int v)
-{
-	int first, n = wfg_out(r->g, v, &first);
-
-	for (int e = first; e < first + n; e++)
-		if (wfg_edge_to(r->g, e) == v)
-			return true;
-	return false;
+	return none;
 }
 
 /* A workflow command's property (the file name) and its message, with
@@ -156,7 +147,7 @@ static void put_site(const struct anl_result *r, struct site *s,
 		msg = xasprintf("rank %s waits for %s in %s (deadlock)",
 				anl_ranges_str(&s->rs), to == WAITS_ANY ?
 				"any rank" : "a rank not known", call);
-	else if (waits_for_itself(r, s->first))
+	else if (to == WAITS_SELF)
 		msg = xasprintf("rank %s waits for itself in %s (deadlock)",
 				anl_ranges_str(&s->rs), call);
 	else

@@ -139,16 +139,14 @@ int mm_comm_read(const struct mm_layout *l, const struct mh_proc_ops *p,
 	return 0;
 }
 
-/* The process group of the first VC of the table at comm + at, 0 if it
- * cannot be read. */
-static uint64_t vcrt_pg(const struct mm_layout *l, const struct mh_proc_ops *p,
-			void *ctx, uint64_t comm, int at, int i)
+/* The process group of VC i of the table vcrt, 0 if it cannot be
+ * read. */
+static uint64_t vc_pg(const struct mm_layout *l, const struct mh_proc_ops *p,
+		      void *ctx, uint64_t vcrt, int i)
 {
-	uint64_t vcrt, vc, pg;
+	uint64_t vc, pg;
 
-	if (at < 0 || l->vcrt_table < 0 || l->vc_pg < 0 ||
-	    read_ptr(p, ctx, comm + (uint64_t)at, &vcrt) < 0 ||
-	    read_ptr(p, ctx, vcrt + (uint64_t)l->vcrt_table + 8u * (uint64_t)i,
+	if (read_ptr(p, ctx, vcrt + (uint64_t)l->vcrt_table + 8u * (uint64_t)i,
 		     &vc) < 0 ||
 	    read_ptr(p, ctx, vc + (uint64_t)l->vc_pg, &pg) < 0)
 		return 0;
@@ -162,12 +160,16 @@ static bool remote_outside(const struct mm_layout *l,
 			   const struct mh_proc_ops *p, void *ctx,
 			   uint64_t comm, int size)
 {
-	uint64_t own = vcrt_pg(l, p, ctx, comm, l->comm_local_vcrt, 0);
+	uint64_t local, remote, own;
 
-	if (!own)
+	if (l->comm_local_vcrt < 0 || l->comm_vcrt < 0 || l->vcrt_table < 0 ||
+	    l->vc_pg < 0 ||
+	    read_ptr(p, ctx, comm + (uint64_t)l->comm_local_vcrt, &local) < 0 ||
+	    read_ptr(p, ctx, comm + (uint64_t)l->comm_vcrt, &remote) < 0 ||
+	    !(own = vc_pg(l, p, ctx, local, 0)))
 		return false;
 	for (int i = 0; i < size; i++) {
-		uint64_t pg = vcrt_pg(l, p, ctx, comm, l->comm_vcrt, i);
+		uint64_t pg = vc_pg(l, p, ctx, remote, i);
 
 		if (pg && pg != own)
 			return true;
