@@ -137,10 +137,25 @@ static void add_func(struct dl_unit *u, uint64_t lo, uint64_t hi,
 
 /* ---- reading ---- */
 
-static void read_line(struct dl_table *t, struct dl_unit *u, Dwarf_Line l)
+/*
+ * The file names of a DWARF 5 line table whose rows that name no file
+ * are in file 1 (the DWARF 5 default), where libdwarf 20210528 (Debian
+ * bookworm's) starts the file register at 0: gcc never sets file 0, so
+ * its rows at 0 are the default's, and a static inline function of a
+ * header that comes first in the unit would be named after the .c file.
+ * clang sets file 0 itself where it means it.
+ */
+struct dl_files {
+	char **names;
+	Dwarf_Signed n;
+	bool default_is_1;
+};
+
+static void read_line(struct dl_table *t, struct dl_unit *u,
+		      const struct dl_files *fs, Dwarf_Line l)
 {
 	Dwarf_Addr addr;
-	Dwarf_Unsigned lineno = 0;
+	Dwarf_Unsigned lineno = 0, fileno = 1;
 	Dwarf_Bool end = 0;
 	char *file = NULL;
 
@@ -152,11 +167,30 @@ static void read_line(struct dl_table *t, struct dl_unit *u, Dwarf_Line l)
 		return;
 	}
 	dwarf_lineno(l, &lineno, NULL);
+	if (fs->default_is_1 && fs->n > 1 &&
+	    dwarf_line_srcfileno(l, &fileno, NULL) == DW_DLV_OK && !fileno) {
+		add_row(u, addr, intern(t, fs->names[1]), (int)lineno);
+		return;
+	}
 	if (dwarf_linesrc(l, &file, NULL) != DW_DLV_OK)
 		file = NULL;
 	add_row(u, addr, file ? intern(t, file) : NULL, (int)lineno);
 	if (file)
 		dwarf_dealloc(t->dbg, file, DW_DLA_STRING);
+}
+
+static bool made_by_gcc(Dwarf_Die cu)
+{
+	char *producer = NULL;
+	Dwarf_Attribute attr;
+	bool gnu = false;
+
+	if (dwarf_attr(cu, DW_AT_producer, &attr, NULL) != DW_DLV_OK)
+		return false;
+	if (dwarf_formstring(attr, &producer, NULL) == DW_DLV_OK)
+		gnu = !strncmp(producer, "GNU ", 4);
+	dwarf_dealloc_attribute(attr);
+	return gnu;
 }
 
 static void read_lines(struct dl_table *t, struct dl_unit *u, Dwarf_Die cu)
@@ -166,13 +200,22 @@ static void read_lines(struct dl_table *t, struct dl_unit *u, Dwarf_Die cu)
 	Dwarf_Line_Context ctx;
 	Dwarf_Line *lines;
 	Dwarf_Signed n, i;
+	struct dl_files fs = { 0 };
 
 	if (dwarf_srclines_b(cu, &version, &count, &ctx, NULL) != DW_DLV_OK)
 		return;
+	if (version == 5 && made_by_gcc(cu) &&
+	    dwarf_srcfiles(cu, &fs.names, &fs.n, NULL) == DW_DLV_OK)
+		fs.default_is_1 = true;
 	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, NULL) ==
 	    DW_DLV_OK)
 		for (i = 0; i < n; i++)
-			read_line(t, u, lines[i]);
+			read_line(t, u, &fs, lines[i]);
+	if (fs.default_is_1) {
+		for (i = 0; i < fs.n; i++)
+			dwarf_dealloc(t->dbg, fs.names[i], DW_DLA_STRING);
+		dwarf_dealloc(t->dbg, fs.names, DW_DLA_LIST);
+	}
 	dwarf_srclines_dealloc_b(ctx);
 }
 

@@ -30,7 +30,7 @@
 #include <uthash.h>
 
 /* Bump when dwlines.c answers differently: old memos are then ignored. */
-#define DL_MEMO_FORMAT 1
+#define DL_MEMO_FORMAT 2	/* 2: gcc's DWARF 5 default file */
 /* Smaller DWARF opens in a few milliseconds: no memo. */
 #define DL_MEMO_MIN_DWARF (1 << 20)
 /* Bounds on what is read and kept. */

@@ -140,6 +140,50 @@ Test(dwlines, call_sites_are_right_when_optimised)
 	free_lprog(&p);
 }
 
+/* A static inline function of a header that comes first in the unit:
+ * gcc's DWARF 5 rows in it name no file (the default, file 1), which
+ * libdwarf 20210528 reads as file 0, the .c file.  #line stands for the
+ * header. */
+static const char header_first_src[] =
+	"#include <stdio.h>\n"
+	"__attribute__((noinline)) void where(int line);\n"
+	"#line 1 \"helper.h\"\n"
+	"__attribute__((noinline)) void in_header(void)\n"
+	"{\n"
+	"	where(__LINE__);\n"
+	"	__asm__ volatile(\"\" ::: \"memory\");\n"
+	"}\n"
+	"#line 9 \"lines.c\"\n"
+	"__attribute__((noinline)) void where(int line)\n"
+	"{\n"
+	"	printf(\"ra %p %d\\n\", __builtin_return_address(0), line);\n"
+	"}\n"
+	"int main(void)\n"
+	"{\n"
+	"	printf(\"main %p\\n\", (void *)main);\n"
+	"	in_header();\n"
+	"	return 0;\n"
+	"}\n";
+
+Test(dwlines, a_header_function_first_in_the_unit_is_named_by_the_header)
+{
+	struct lprog p = build_src(header_first_src, "-g -O0 -gdwarf-5");
+	struct dl_table *t;
+	struct dl_loc loc;
+	uint64_t addr;
+	int line;
+
+	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	call_site(&p, 0, &addr, &line);
+	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
+	cr_expect_str_eq(loc.func, "in_header");
+	cr_assert_not_null(loc.file);
+	cr_expect(strstr(loc.file, "helper.h") != NULL, "file %s", loc.file);
+	cr_expect_eq(loc.line, line);
+	dl_table_free(t);
+	free_lprog(&p);
+}
+
 Test(dwlines, lines_come_from_the_separate_debug_file)
 {
 	struct lprog p = build("-g -O0");
