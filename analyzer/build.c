@@ -358,14 +358,46 @@ static enum md_call_class spin_class(struct bctx *b, int rank)
 	return MD_CALL_POLL;
 }
 
+/* A function that puts a thread to sleep for a time ("__GI___nanosleep",
+ * "__clock_nanosleep", "usleep", "sleep"): it wakes up by itself. */
+static bool is_sleep(const char *func)
+{
+	static const char *const names[] = {
+		"clock_nanosleep", "clock_nanosleep_time64", "nanosleep",
+		"usleep", "sleep", "thrd_sleep", NULL,
+	};
+
+	if (!func)
+		return false;
+	if (!strncmp(func, "__GI_", 5))
+		func += 5;
+	func += strspn(func, "_");
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(func, names[i]))
+			return true;
+	return false;
+}
+
+/* Below its frame in the program's code, th sleeps for a time. */
+static bool sleeps(const struct snap_thread *th)
+{
+	for (int f = 0; f < th->user_frame; f++)
+		if (is_sleep(th->frames[f].func))
+			return true;
+	return false;
+}
+
 /*
  * The thread of sr that was running the program's own code when it was
  * stopped (its innermost frame in the object that calls MPI, outside
- * MPI), or -1.  It may yet send what the others wait for.  A thread
- * outside MPI anywhere else does not count: helper threads the collector
- * did not recognise as progress threads (UCX, OpenMP pools) spin or
- * sleep in their own libraries and would hide every deadlock, and a
- * thread that sleeps or joins (libc innermost) is not computing.
+ * MPI), or that the program's code put to sleep for a time (sleep(),
+ * usleep(), nanosleep()), or -1.  It may yet send what the others wait
+ * for: as a rank of one thread outside MPI is running, so is this one.
+ * A thread outside MPI anywhere else does not count: helper threads the
+ * collector did not recognise as progress threads (UCX, OpenMP pools)
+ * spin or sleep in their own libraries and would hide every deadlock,
+ * and a thread that joins, waits on a condition or a lock (libc
+ * innermost) waits for the other threads.
  */
 static int computing_thread(const struct snap_rank *sr)
 {
@@ -382,9 +414,10 @@ static int computing_thread(const struct snap_rank *sr)
 		const struct snap_thread *th = &sr->threads[t];
 
 		if (!th->mpi_call && !th->progress_thread &&
-		    th->user_frame == 0 && th->nframes > 0 &&
-		    th->frames[0].object &&
-		    !strcmp(th->frames[0].object, obj))
+		    th->user_frame >= 0 && th->user_frame < th->nframes &&
+		    th->frames[th->user_frame].object &&
+		    !strcmp(th->frames[th->user_frame].object, obj) &&
+		    (th->user_frame == 0 || sleeps(th)))
 			return t;
 	}
 	return -1;

@@ -548,11 +548,12 @@ static void put_computing(const struct anl_result *r, const struct group *g,
 	if (g->key.what != 6 || t < 0)
 		return;
 	th = &r->s->ranks[g->first].threads[t];
-	f = &th->frames[0];
+	f = &th->frames[th->user_frame];
 	fputs("      ", out);
 	if (g->rs.count > 1)
 		fprintf(out, "rank %d's ", g->first);
-	fprintf(out, "thread %d runs", th->tid);
+	fprintf(out, "thread %d %s", th->tid,
+		th->user_frame ? "sleeps" : "runs");
 	if (f->file && f->line > 0)
 		fprintf(out, " at %s:%d", f->file, f->line);
 	if (f->func)

@@ -604,6 +604,61 @@ Test(report, thread_computing_in_the_programs_code_keeps_the_rank_going)
 	}
 }
 
+/* A thread the program put to sleep for a time wakes up by itself and
+ * may yet send (not a deadlock), as a rank of one thread in sleep() is
+ * running; one that joins the others or waits for a signal does not. */
+Test(report, thread_sleeping_in_the_programs_code_keeps_the_rank_going)
+{
+	static const char *const waits[] = { "__GI___clock_nanosleep",
+					     "usleep", "pthread_join",
+					     "pause" };
+
+	for (int k = 0; k < 4; k++) {
+		struct snap *s = sb_new(2);
+		char *out;
+
+		for (int i = 0; i < 2; i++) {
+			struct snap_thread *th;
+
+			sb_recv(s, i, 1 - i, 5, "thr.c", 21);
+			s->ranks[i].progress = SNAP_PROGRESS_STABLE;
+			s->ranks[i].threads = xcalloc(2,
+						      sizeof(struct snap_thread));
+			s->ranks[i].nthreads = 2;
+			thread_in_recv(s, i, 0, 100 + i, 21);
+			s->ranks[i].threads[0].frames[1].object =
+				snap_str(s, "/app");
+			th = &s->ranks[i].threads[1];
+			th->tid = 200 + i;
+			th->nframes = 3;
+			th->frames = xcalloc(3, sizeof(*th->frames));
+			th->frames[0].func = snap_str(s, waits[k]);
+			th->frames[0].object = snap_str(s, "/lib/libc.so.6");
+			th->frames[1].func = snap_str(s, "__sleep");
+			th->frames[1].object = snap_str(s, "/lib/libc.so.6");
+			if (k >= 2)
+				th->frames[1].func = snap_str(s, "helper");
+			th->frames[2].func = snap_str(s, "main");
+			th->frames[2].object = snap_str(s, "/app");
+			th->frames[2].file = snap_str(s, "thr.c");
+			th->frames[2].line = 30;
+			th->mpi_frame = -1;
+			th->user_frame = 2;
+		}
+		out = render(s, &text);
+		if (k < 2)
+			cr_expect(strstr(out, "NO DEADLOCK") &&
+				  strstr(out, "thread 200 sleeps at thr.c:30 "
+					      "in main"), "%s: %s", waits[k],
+				  out);
+		else
+			cr_expect(!strncmp(out, "DEADLOCK", 8), "%s: %s",
+				  waits[k], out);
+		free(out);
+		snap_free(s);
+	}
+}
+
 /* --github on a wildcard receive says "any rank", as the text does, not
  * the member the graph goes on to; a rank stopped in an earlier look
  * that has since exited is no stopped rank. */
