@@ -707,7 +707,9 @@ static uint64_t request_of(const struct snap_op *op)
  * request is waited on in MPI_Waitall/Waitany/Waitsome (or any wait under
  * MPI_THREAD_MULTIPLE) the field holds a pointer to the wait's sync
  * object, so the DLL says "complete".  The full word is 1 only when the
- * request really completed.
+ * request really completed.  And it calls every receive whose status has
+ * a tag "matched", also one whose message has all arrived (an MPI_Irecv
+ * nobody waited for yet): complete, not a message in transfer.
  */
 static void correct_status(struct walk *w, struct snap_op *op)
 {
@@ -718,15 +720,17 @@ static void correct_status(struct walk *w, struct snap_op *op)
 	    p->ops->read(p->ctx, op->request + w->img->req_sequence_off,
 			 &word, sizeof(word)) == 0)
 		op->sequence = word;
-	if (op->status != SNAP_ST_COMPLETE || !op->request ||
+	if (op->status == SNAP_ST_PENDING || !op->request ||
 	    w->img->req_complete_off < 0)
 		return;
 	if (p->ops->read(p->ctx, op->request + w->img->req_complete_off,
 			 &word, sizeof(word)) < 0)
 		return;
-	if (word != 1) {
+	if (op->status == SNAP_ST_COMPLETE && word != 1) {
 		op->status = SNAP_ST_PENDING;
 		op->status_corrected = true;
+	} else if (op->status == SNAP_ST_MATCHED && word == 1) {
+		op->status = SNAP_ST_COMPLETE;
 	}
 }
 

@@ -19,6 +19,8 @@ enum { REQ_COMPLETE_OFF = 40, REQ_SEQ_OFF = 96 };
 
 struct fake_proc {
 	bool gone;
+	/* What the receive's req_complete holds (0: a wait's sync object). */
+	uint64_t recv_complete;
 };
 
 static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -33,7 +35,8 @@ static int fake_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	if (addr == 0x1000 + REQ_COMPLETE_OFF)
 		v = 1;			/* really complete */
 	else if (addr == 0x2000 + REQ_COMPLETE_OFF)
-		v = 0x7ffd12345678;	/* a wait's sync object */
+		v = fp->recv_complete ? fp->recv_complete
+				      : 0x7ffd12345678; /* a wait's sync */
 	else if (addr == 0x1000 + REQ_SEQ_OFF)
 		v = 11;
 	else if (addr == 0x2000 + REQ_SEQ_OFF)
@@ -178,6 +181,35 @@ Test(mqdhost, corrects_false_complete_of_request_being_waited_on)
 	cr_assert_eq(send->sequence, 11);
 	cr_assert_eq(recv->sequence, 12);
 	snap_free(s);
+}
+
+/* Open MPI's DLL calls a receive "matched" once its status has a tag,
+ * also when its message has all arrived and nobody waited for it yet (an
+ * MPI_Irecv before a blocking call): complete, not in transfer.  One
+ * still receiving (req_complete 0, REQUEST_PENDING) or being waited on
+ * (a sync object) stays matched. */
+Test(mqdhost, a_matched_receive_that_completed_is_complete)
+{
+	static const uint64_t words[] = { 1, 2, 0x7ffd12345678 };
+	static const int want[] = { SNAP_ST_COMPLETE, SNAP_ST_MATCHED,
+				    SNAP_ST_MATCHED };
+
+	setenv("FAKE_MATCHED_RECV", "1", 1);
+	for (int i = 0; i < 3; i++) {
+		struct snap *s = snap_new();
+		struct fake_proc fp = { .recv_complete = words[i] };
+		struct snap_op *recv;
+
+		snap_set_nranks(s, 2);
+		collect_once(s, 0, &fp);
+		recv = &s->ranks[0].ops[1];
+		cr_expect_eq(recv->status, want[i], "req_complete %#llx: %d",
+			     (unsigned long long)words[i], recv->status);
+		cr_expect_not(recv->status_corrected);
+		cr_expect_eq(recv->actual_tag, 3);
+		snap_free(s);
+	}
+	unsetenv("FAKE_MATCHED_RECV");
 }
 
 Test(mqdhost, answers_null_out_pointer_lookups_and_not_found_for_ignore_queues)

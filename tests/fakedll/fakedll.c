@@ -10,6 +10,7 @@
  * interface version.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fakedll.h"
@@ -209,7 +210,8 @@ int mqs_setup_operation_iterator(mqd_process *p, int cls)
  * World has: one pending send to rank 1, tag 7, 4096 bytes, whose request
  * (0x1000) reads as "complete"; one receive from MPI_ANY_SOURCE with
  * MPI_ANY_TAG (as unsigned 32-bit) whose request is 0x2000, also
- * "complete"; it writes no actual_* fields.
+ * "complete"; it writes no actual_* fields (with FAKE_MATCHED_RECV set:
+ * "matched", from rank 1 with tag 3).
  */
 int mqs_next_operation(mqd_process *p, struct mqd_pending_operation *op)
 {
@@ -242,6 +244,15 @@ int mqs_next_operation(mqd_process *p, struct mqd_pending_operation *op)
 		op->desired_length = 64;
 		op->buffer = 0xbeef0000;
 		strcpy(op->extra_text[0], "Receive: 0x2000");
+		/* As Open MPI's DLL says of a receive whose status has a tag:
+		 * matched, whether its message is in transfer or all in. */
+		if (getenv("FAKE_MATCHED_RECV")) {
+			op->status = MQD_ST_MATCHED;
+			op->actual_local_rank = 1;
+			op->actual_global_rank = 1;
+			op->actual_tag = 3;
+			op->actual_length = 64;
+		}
 	}
 	return MQD_OK;
 }
