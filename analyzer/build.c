@@ -296,6 +296,33 @@ static bool in_transfer(const struct snap *s, int rank,
 	return op->kind == SNAP_OP_SEND && send_matched_at_peer(s, rank, op);
 }
 
+/*
+ * A blocking call (MPI_Recv, MPI_Send, MPI_Sendrecv, MPI_Probe) waits for
+ * its own request only, not for the requests the program posted before
+ * it (an MPI_Irecv, a started persistent request): those that
+ * libmdtrack.so recorded are left out, when that leaves the call's own.
+ */
+static bool posted(const struct snap_rank *sr, const struct snap_op *op)
+{
+	for (int i = 0; op->request && i < sr->ntrack; i++)
+		if ((sr->track[i].kind == SNAP_TRACK_POST ||
+		     sr->track[i].kind == SNAP_TRACK_INIT) &&
+		    sr->track[i].request == op->request)
+			return true;
+	return false;
+}
+
+static bool own_ops_only(const struct snap_rank *sr, enum md_call_class cls)
+{
+	if (!sr->ntrack || (cls != MD_CALL_RECV && cls != MD_CALL_SEND &&
+			    cls != MD_CALL_SENDRECV && cls != MD_CALL_PROBE))
+		return false;
+	for (int k = 0; k < sr->nops; k++)
+		if (op_fits(cls, &sr->ops[k]) && !posted(sr, &sr->ops[k]))
+			return true;
+	return false;
+}
+
 /* Returns the rank's condition; transfer when a message in transfer is
  * enough to release the rank. */
 static enum wfg_cond link_p2p(struct bctx *b, int rank,
@@ -303,10 +330,12 @@ static enum wfg_cond link_p2p(struct bctx *b, int rank,
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
 	int nrecv = 0, nsend = 0, nmoving = 0;
+	bool own = own_ops_only(sr, cls);
 	enum wfg_cond cond;
 
 	for (int k = 0; k < sr->nops; k++) {
-		if (!op_fits(cls, &sr->ops[k]))
+		if (!op_fits(cls, &sr->ops[k]) ||
+		    (own && posted(sr, &sr->ops[k])))
 			continue;
 		nrecv += sr->ops[k].kind == SNAP_OP_RECV;
 		nsend += sr->ops[k].kind == SNAP_OP_SEND;
@@ -323,6 +352,7 @@ static enum wfg_cond link_p2p(struct bctx *b, int rank,
 	}
 	for (int k = 0; k < sr->nops; k++)
 		if (op_fits(cls, &sr->ops[k]) &&
+		    !(own && posted(sr, &sr->ops[k])) &&
 		    !in_transfer(b->s, rank, &sr->ops[k]))
 			add_op_edge(b, rank, k);
 	return cond;

@@ -75,6 +75,20 @@ static void push(struct anl_posting **v, int *n, int *cap,
 	(*v)[(*n)++] = p;
 }
 
+/* A thread of the rank waits on requests (MPI_Wait*, or polls them):
+ * only then does it wait for a request the program posted.  One in
+ * MPI_Recv or MPI_Barrier waits for its call's own. */
+static bool waits_on_requests(const struct snap_rank *sr)
+{
+	if (md_call_on_requests(anl_call_class(sr->mpi_call)))
+		return true;
+	for (int t = 0; t < sr->nthreads; t++)
+		if (!sr->threads[t].progress_thread &&
+		    md_call_on_requests(anl_call_class(sr->threads[t].mpi_call)))
+			return true;
+	return false;
+}
+
 int anl_postings(const struct anl_result *r, struct anl_posting **out)
 {
 	struct anl_posting *v = NULL;
@@ -84,7 +98,7 @@ int anl_postings(const struct anl_result *r, struct anl_posting **out)
 		const struct snap_rank *sr = &r->s->ranks[i];
 		int first = n;
 
-		if (!sr->ntrack || !stuck(r, i))
+		if (!sr->ntrack || !stuck(r, i) || !waits_on_requests(sr))
 			continue;
 		for (int k = 0; k < sr->nops; k++) {
 			const struct snap_op *op = &sr->ops[k];

@@ -119,6 +119,45 @@ Test(trackreport, names_the_irecv_a_wait_is_for)
 	snap_free(s);
 }
 
+/* Rank 0 posted an MPI_Irecv from rank 1 (which runs) and then blocks in
+ * MPI_Recv from rank 2, which waits for rank 0: MPI_Recv waits for its
+ * own receive only, so 0 and 2 are deadlocked whatever rank 1 does, and
+ * the report does not say MPI_Recv waits for the Irecv.  Without the
+ * record either receive could end the call: no verdict of a cycle. */
+Test(trackreport, a_blocking_receive_does_not_wait_for_an_irecv_posted_before)
+{
+	for (int tracked = 0; tracked < 2; tracked++) {
+		struct snap *s = sb_new(3);
+		struct snap_op *op;
+		char *out;
+
+		op = sb_op(s, 0, SNAP_OP_RECV, 0, 1, 0, 4);
+		op->request = 0x1000;
+		sb_recv(s, 0, 2, 1, "b.c", 8);
+		s->ranks[0].ops[1].request = 0x2000;
+		sb_call(s, 1, NULL, "b.c", 30);
+		sb_recv(s, 2, 0, 2, "b.c", 10);
+		for (int r = 0; r < 3; r++)
+			s->ranks[r].progress = SNAP_PROGRESS_STABLE;
+		if (tracked) {
+			struct snap_track_rec *t = rec(s, 0, SNAP_TRACK_POST,
+						       "MPI_Irecv", "b.c", 6);
+
+			t->request = 0x1000;
+			t->peer = 1;
+			t->tag = 0;
+		}
+		out = render(s, ANL_FORMAT_TEXT);
+		if (tracked)
+			cr_expect(!strncmp(out, "DEADLOCK: 2 of 3 ranks", 22) &&
+				  !strstr(out, "posted:"), "%s", out);
+		else
+			cr_expect(!strncmp(out, "NO DEADLOCK", 11), "%s", out);
+		free(out);
+		snap_free(s);
+	}
+}
+
 Test(trackreport, a_started_persistent_request_names_init_and_start)
 {
 	struct snap *s = wait_pair();
