@@ -250,7 +250,13 @@ static enum wfg_cond p2p_cond(enum md_call_class cls, int nrecv, int nsend,
  * rank goes on, and then every reading agrees. */
 static void add_guess(struct bctx *b, int rank, enum md_call_class cls)
 {
-	struct anl_ev ev = { rank, -1, b->r->world,
+	const char *call = b->s->ranks[rank].mpi_call;
+	struct anl_ev ev;
+
+	/* MPI_Buffer_detach waits for the buffered sends to go. */
+	if (call && !strcmp(call, "MPI_Buffer_detach"))
+		cls = MD_CALL_SEND;
+	ev = (struct anl_ev){ rank, -1, b->r->world,
 			     cls == MD_CALL_SEND ? ANL_EK_SEND :
 			     cls == MD_CALL_PROBE ? ANL_EK_PROBE :
 			     cls == MD_CALL_RMA_SYNC ? ANL_EK_UNKNOWN :

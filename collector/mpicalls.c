@@ -32,6 +32,8 @@ static const struct {
 	{ "ompi_comm_split_type", "MPI_Comm_split_type" },
 	{ "ompi_comm_dup", "MPI_Comm_dup" },
 	{ "ompi_comm_create", "MPI_Comm_create" },
+	/* PMPI_Buffer_detach ends in a tail call to it. */
+	{ "mca_pml_base_bsend_detach", "MPI_Buffer_detach" },
 };
 
 /*
@@ -160,6 +162,21 @@ static bool has_word(const char *s, const char *word)
 	return false;
 }
 
+/* MPICH 4's bindings: PMPI_Waitany ends in a tail call to its static
+ * internal_Waitany, so PMPI_Waitany's frame is not on the stack. */
+static bool mpich_binding_name(const char *func, char *buf, size_t len)
+{
+	char name[MC_CALL_MAX];
+
+	if (strncmp(func, "internal_", 9) ||
+	    (size_t)snprintf(name, sizeof(name), "MPI_%s", func + 9) >=
+		    sizeof(name) ||
+	    !md_call_known(name))
+		return false;
+	snprintf(buf, len, "%s", name);
+	return true;
+}
+
 static bool internal_name(const char *func, char *buf, size_t len)
 {
 	size_t n = sizeof(mc_internal) / sizeof(*mc_internal);
@@ -170,6 +187,8 @@ static bool internal_name(const char *func, char *buf, size_t len)
 			return true;
 		}
 	}
+	if (mpich_binding_name(func, buf, len))
+		return true;
 	if (strncmp(func, "ompi_coll_", 10) && strncmp(func, "mca_coll_", 9) &&
 	    strncmp(func, "ompi_osc_", 9))
 		return false;

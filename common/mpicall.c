@@ -48,6 +48,12 @@ enum md_call_class md_call_class(const char *name)
 	return c ? c->cls : MD_CALL_NONBLOCKING;
 }
 
+bool md_call_known(const char *name)
+{
+	return name && bsearch(name, md_calls, (size_t)md_ncalls,
+			       sizeof(md_calls[0]), by_name) != NULL;
+}
+
 const char *md_call_class_text(enum md_call_class cls)
 {
 	static const char *const texts[] = {

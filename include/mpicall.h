@@ -478,6 +478,8 @@ extern const int md_ncalls;
  * NULL, MD_CALL_NONBLOCKING for a name not in the table (MPIX_, a user
  * function that looks like MPI).  O(log n). */
 enum md_call_class md_call_class(const char *name);
+/* The name ("MPI_Waitany") is a function of mpi.h. */
+bool md_call_known(const char *name);
 /* What the class means, for a person (static text). */
 const char *md_call_class_text(enum md_call_class cls);
 /* Whether a rank in a call of this class waits on other ranks. */

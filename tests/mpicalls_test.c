@@ -237,6 +237,13 @@ Test(mpicalls, call_names_are_canonical_from_c_fortran_and_internals)
 		{ "MPI_Send_c", "MPI_Send" },
 		{ "PMPI_Allreduce_c", "MPI_Allreduce" },
 		{ "MPI_Comm_c2f", "MPI_Comm_c2f" },
+		/* Where the binding ends in a tail call, its frame is
+		 * gone: MPICH 4's internal_<call>, Open MPI's bsend
+		 * detach. */
+		{ "internal_Waitany", "MPI_Waitany" },
+		{ "internal_Waitsome", "MPI_Waitsome" },
+		{ "internal_Comm_split", "MPI_Comm_split" },
+		{ "mca_pml_base_bsend_detach", "MPI_Buffer_detach" },
 	};
 	char buf[MC_CALL_MAX];
 
@@ -251,6 +258,8 @@ Test(mpicalls, call_names_are_canonical_from_c_fortran_and_internals)
 				sizeof(buf)) ||
 		  strcmp(buf, "MPI_Allreduce"));
 	cr_expect(!mc_call_name("MPI_", buf, sizeof(buf)));
+	cr_expect(!mc_call_name("internal_helper", buf, sizeof(buf)));
+	cr_expect(!mc_call_name("internal_", buf, sizeof(buf)));
 	cr_expect(!mc_call_name(NULL, buf, sizeof(buf)));
 }
 
