@@ -66,16 +66,10 @@ struct snap_op *ob1w_new_op(struct ob1_walk *w)
 	return op;
 }
 
+/* A peer is a rank of the remote group on an intercommunicator. */
 int ob1w_global_of(const struct ob1_walk *w, int local)
 {
-	const struct snap_comm *c;
-
-	if (w->comm < 0 || local < 0)
-		return -1;
-	c = &w->s->comms[w->comm];
-	if (!c->group || local >= c->size)
-		return -1;
-	return c->group[local];
+	return snap_comm_peer(w->s, w->comm, local);
 }
 
 bool ob1w_dll_has(const struct snap_rank *r, uint64_t req)

@@ -462,6 +462,35 @@ Test(ob1q, reads_wild_internal_probe_and_unexpected_with_peers_and_types)
 	free_snap(s);
 }
 
+/* On an intercommunicator the peer of a request or fragment is a rank
+ * of the remote group: world ranks 0,1 local, 3,2 remote here. */
+Test(ob1q, peers_on_an_intercommunicator_are_in_the_remote_group)
+{
+	struct snap *s = snap_world();
+	struct ob1_stats st;
+	uint64_t spec[] = { REQ_INT }, unex[] = { FRAG_A };
+	int *remote;
+
+	snap_set_nranks(s, 4);
+	remote = xmalloc(2 * sizeof(int));
+	remote[0] = 3;
+	remote[1] = 2;
+	s->comms[0].remote = remote;
+	s->comms[0].remote_size = 2;
+	request(REQ_INT, 2, 1, -11, 4, 9);
+	list_set(PROC1 + lay("mca_pml_ob1_comm_proc_t.specific_receives"),
+		 spec, 1);
+	frag(FRAG_A, 0x41, 0, 1, 1, 3, 0);
+	list_set(PROC1 + lay("mca_pml_ob1_comm_proc_t.unexpected_frags"),
+		 unex, 1);
+	cr_assert_eq(collect(s, &st), 0);
+	cr_assert_eq(s->ranks[0].nops, 2);
+	cr_expect_eq(s->ranks[0].ops[0].peer_local, 1);
+	cr_expect_eq(s->ranks[0].ops[0].peer_global, 2);
+	cr_expect_eq(s->ranks[0].ops[1].peer_global, 2);
+	free_snap(s);
+}
+
 Test(ob1q, skips_requests_the_dll_showed_and_names_their_datatype)
 {
 	struct snap *s = snap_world();
