@@ -437,6 +437,34 @@ static void link_comms(const struct anl_result *r,
 	free(done);
 }
 
+/*
+ * A stuck rank that is in no collective but went past the one where
+ * others are stuck (its latest collective on their communicator has the
+ * same number, #k): what it called there, which completed for it (two
+ * nonblocking collectives of different kinds can match each other's
+ * messages), is compared with theirs.
+ */
+static void went_past(const struct anl_result *r,
+		      const struct snap_track_rec **cur)
+{
+	for (int i = 0; i < r->nranks; i++) {
+		const struct snap_track_rec *t;
+
+		if (cur[i] || !r->s->ranks[i].ntrack || !stuck(r, i))
+			continue;
+		t = latest_coll(&r->s->ranks[i]);
+		if (!t || t->comm < 0 || !t->ncalls)
+			continue;
+		for (int j = 0; j < r->nranks; j++)
+			if (cur[j] && cur[j] != t && cur[j]->comm == t->comm &&
+			    cur[j]->ncalls == t->ncalls &&
+			    latest_coll(&r->s->ranks[j]) == cur[j]) {
+				cur[i] = t;
+				break;
+			}
+	}
+}
+
 int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 {
 	int nr = r->nranks, nn = nr + r->s->ncomms + 1, n = 0, nm;
@@ -458,6 +486,7 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 		      r->ranks[i].role != ANL_ROLE_UNKNOWN &&
 		      r->s->ranks[i].progress == SNAP_PROGRESS_STABLE)))
 			cur[i] = current_coll(r, i);
+	went_past(r, cur);
 	link_comms(r, cur, up);
 	/* A rank whose communicator is not known may meet any other. */
 	for (int i = 0; i < nr; i++)

@@ -302,6 +302,36 @@ Test(trackreport, members_at_different_collectives_are_told_apart)
 	snap_free(s);
 }
 
+/* Rank 1 waits for its MPI_Iallreduce (#1 on MPI_COMM_WORLD); rank 0's
+ * MPI_Ibcast there completed (it matched rank 1's messages) and rank 0
+ * went on to MPI_Finalize: what each called at #1 is compared. */
+Test(trackreport, a_rank_that_went_past_the_stuck_collective_is_compared)
+{
+	struct snap *s = sb_new(2);
+	struct snap_track_rec *t;
+	char *out;
+
+	sb_call(s, 0, "MPI_Finalize", "m.c", 6);
+	t = rec(s, 0, SNAP_TRACK_COLL, "MPI_Ibcast", "m.c", 4);
+	t->ncalls = 1;
+	t->peer = 0;
+	sb_call(s, 1, "MPI_Wait", "m.c", 5);
+	sb_ob1_op(s, 1, SNAP_OP_RECV, 0, 0, -27, false);
+	t = rec(s, 1, SNAP_TRACK_COLL, "MPI_Iallreduce", "m.c", 4);
+	t->ncalls = 1;
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(strstr(out, "\ncollectives that disagree:\n  rank 0 called "
+			      "MPI_Ibcast at m.c:4, rank 1 called "
+			      "MPI_Iallreduce at m.c:4\n"), "%s", out);
+	free(out);
+	/* A rank whose latest collective is another number is not. */
+	s->ranks[0].track[0].ncalls = 2;
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect_null(strstr(out, "disagree"), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
 Test(trackreport, counts_datatypes_and_operations_that_differ_are_named)
 {
 	struct snap *s = sb_new(3);
