@@ -74,7 +74,10 @@ static void put_comm(const struct anl_result *r, int comm, FILE *out)
 /*
  * The DLL's extra_text lines of op, on one line, quoted as the DLL wrote
  * them: they are its words, not the report's (Open MPI's says "Data: 4
- * instances of MPI datatype" and "MPI_" for one MPI_INT).
+ * instances of MPI datatype").  Open MPI's also gives the datatype's
+ * name cut after 4 characters ("MPI_" for MPI_INT): where the line above
+ * names the datatype whole, that piece is left out (--dump and JSON keep
+ * it).
  */
 static void put_extra(const struct snap_op *op, FILE *out)
 {
@@ -83,6 +86,9 @@ static void put_extra(const struct snap_op *op, FILE *out)
 
 	for (int i = 0; i < op->nextra && i < 5; i++) {
 		if (!op->extra[i] || !op->extra[i][0])
+			continue;
+		if (op->datatype && strlen(op->extra[i]) < strlen(op->datatype) &&
+		    !strncmp(op->datatype, op->extra[i], strlen(op->extra[i])))
 			continue;
 		fprintf(out, "%s\"%s\"", sep, op->extra[i]);
 		sep = ", ";

@@ -743,3 +743,36 @@ Test(report, rank_in_a_callback_of_an_mpi_call_says_which)
 	snap_free(back);
 	snap_free(s);
 }
+
+/* Open MPI's DLL cuts the datatype's name to "MPI_": the text leaves the
+ * piece out where it names the datatype whole, and quotes the rest; JSON
+ * keeps every line the DLL gave. */
+Test(report, the_dlls_cut_datatype_name_is_left_out_of_the_text)
+{
+	for (int named = 0; named < 2; named++) {
+		struct snap *s = sb_ring(2);
+		char *out;
+
+		for (int r = 0; r < 2; r++) {
+			struct snap_op *op = &s->ranks[r].ops[0];
+
+			op->nextra = 3;
+			op->extra[0] = snap_str(s, "Receive: 0x1000");
+			op->extra[1] = snap_str(s, "Data: 4 instances of MPI datatype");
+			op->extra[2] = snap_str(s, "MPI_");
+			op->datatype = named ? snap_str(s, "MPI_INT") : NULL;
+			op->count = 1;
+		}
+		out = render(s, &text);
+		cr_expect(strstr(out, "message queue DLL: \"Receive: 0x1000\", "
+				      "\"Data: 4 instances of MPI datatype\""),
+			  "%s", out);
+		cr_expect((strstr(out, "\"MPI_\"") == NULL) == (named == 1), "%s",
+			  out);
+		free(out);
+		out = render(s, &json);
+		cr_expect(strstr(out, "\"MPI_\""), "%s", out);
+		free(out);
+		snap_free(s);
+	}
+}
