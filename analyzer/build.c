@@ -250,13 +250,7 @@ static enum wfg_cond p2p_cond(enum md_call_class cls, int nrecv, int nsend,
  * rank goes on, and then every reading agrees. */
 static void add_guess(struct bctx *b, int rank, enum md_call_class cls)
 {
-	const char *call = b->s->ranks[rank].mpi_call;
-	struct anl_ev ev;
-
-	/* MPI_Buffer_detach waits for the buffered sends to go. */
-	if (call && !strcmp(call, "MPI_Buffer_detach"))
-		cls = MD_CALL_SEND;
-	ev = (struct anl_ev){ rank, -1, b->r->world,
+	struct anl_ev ev = { rank, -1, b->r->world,
 			     cls == MD_CALL_SEND ? ANL_EK_SEND :
 			     cls == MD_CALL_PROBE ? ANL_EK_PROBE :
 			     cls == MD_CALL_RMA_SYNC ? ANL_EK_UNKNOWN :
@@ -308,12 +302,30 @@ static bool in_transfer(const struct snap *s, int rank,
  * it (an MPI_Irecv, a started persistent request): those that
  * libmdtrack.so recorded are left out, when that leaves the call's own.
  */
+static bool is_send_call(const char *call)
+{
+	return strstr(call, "send") || strstr(call, "Send");
+}
+
+/* A record of the same request and the same arguments: the MPI library
+ * reuses a freed request's memory (a record of an earlier post may name
+ * the blocking call's own request), so the address alone is not enough. */
+static bool same_post(const struct snap_track_rec *t, const struct snap_op *op)
+{
+	return (t->kind == SNAP_TRACK_POST || t->kind == SNAP_TRACK_INIT) &&
+	       t->request == op->request && t->call &&
+	       is_send_call(t->call) == (op->kind == SNAP_OP_SEND) &&
+	       (t->peer == SNAP_TRACK_ANY ? op->peer_local < 0
+					  : t->peer == op->peer_local) &&
+	       (t->tag == SNAP_TRACK_ANY ? op->any_tag
+					 : !op->any_tag && t->tag == op->tag) &&
+	       (t->comm < 0 || op->comm < 0 || t->comm == op->comm);
+}
+
 static bool posted(const struct snap_rank *sr, const struct snap_op *op)
 {
 	for (int i = 0; op->request && i < sr->ntrack; i++)
-		if ((sr->track[i].kind == SNAP_TRACK_POST ||
-		     sr->track[i].kind == SNAP_TRACK_INIT) &&
-		    sr->track[i].request == op->request)
+		if (same_post(&sr->track[i], op))
 			return true;
 	return false;
 }

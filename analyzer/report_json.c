@@ -309,6 +309,8 @@ static void threads_arr(jg g, const struct anl_result *r, int rank)
 		num(g, "line", f ? f->line : 0);
 		if (r->ranks[rank].computing == t)
 			boolean(g, "keeps_rank_going", true);
+		if (r->ranks[rank].computing == t && th->user_frame > 0)
+			boolean(g, "sleeps", true);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);

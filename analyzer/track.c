@@ -437,16 +437,49 @@ static void link_comms(const struct anl_result *r,
 	free(done);
 }
 
+/* A collective where stuck ranks are: its communicator and number. */
+struct coll_at {
+	int comm;
+	uint64_t ncalls;
+};
+
+static int cmp_at(const void *a, const void *b)
+{
+	const struct coll_at *x = a, *y = b;
+
+	if (x->comm != y->comm)
+		return x->comm < y->comm ? -1 : 1;
+	return x->ncalls < y->ncalls ? -1 : x->ncalls > y->ncalls;
+}
+
 /*
  * A stuck rank that is in no collective but went past the one where
  * others are stuck (its latest collective on their communicator has the
  * same number, #k): what it called there, which completed for it (two
  * nonblocking collectives of different kinds can match each other's
- * messages), is compared with theirs.
+ * messages), is compared with theirs.  Only with ranks still in #k
+ * (their latest record is the one they are in), and by a sorted list:
+ * a million ranks stuck point to point cost one pass.
  */
 static void went_past(const struct anl_result *r,
 		      const struct snap_track_rec **cur)
 {
+	struct coll_at *at, key;
+	const struct snap_track_rec **past;
+	int n = 0;
+
+	at = xmalloc(((size_t)r->nranks + 1) * sizeof(*at));
+	for (int j = 0; j < r->nranks; j++)
+		if (cur[j] && cur[j]->comm >= 0 && cur[j]->ncalls &&
+		    latest_coll(&r->s->ranks[j]) == cur[j])
+			at[n++] = (struct coll_at){ cur[j]->comm,
+						    cur[j]->ncalls };
+	if (!n) {
+		free(at);
+		return;
+	}
+	qsort(at, (size_t)n, sizeof(*at), cmp_at);
+	past = xcalloc((size_t)r->nranks, sizeof(*past));
 	for (int i = 0; i < r->nranks; i++) {
 		const struct snap_track_rec *t;
 
@@ -455,14 +488,15 @@ static void went_past(const struct anl_result *r,
 		t = latest_coll(&r->s->ranks[i]);
 		if (!t || t->comm < 0 || !t->ncalls)
 			continue;
-		for (int j = 0; j < r->nranks; j++)
-			if (cur[j] && cur[j] != t && cur[j]->comm == t->comm &&
-			    cur[j]->ncalls == t->ncalls &&
-			    latest_coll(&r->s->ranks[j]) == cur[j]) {
-				cur[i] = t;
-				break;
-			}
+		key = (struct coll_at){ t->comm, t->ncalls };
+		if (bsearch(&key, at, (size_t)n, sizeof(*at), cmp_at))
+			past[i] = t;
 	}
+	for (int i = 0; i < r->nranks; i++)
+		if (past[i])
+			cur[i] = past[i];
+	free(past);
+	free(at);
 }
 
 int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)

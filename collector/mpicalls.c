@@ -163,15 +163,21 @@ static bool has_word(const char *s, const char *word)
 }
 
 /* MPICH 4's bindings: PMPI_Waitany ends in a tail call to its static
- * internal_Waitany, so PMPI_Waitany's frame is not on the stack. */
+ * internal_Waitany, so PMPI_Waitany's frame is not on the stack (and
+ * internal_Send_c is MPI_Send_c's).  mc_classify takes the name only in
+ * the MPI library. */
 static bool mpich_binding_name(const char *func, char *buf, size_t len)
 {
 	char name[MC_CALL_MAX];
+	size_t n;
 
-	if (strncmp(func, "internal_", 9) ||
-	    (size_t)snprintf(name, sizeof(name), "MPI_%s", func + 9) >=
-		    sizeof(name) ||
-	    !md_call_known(name))
+	if (strncmp(func, "internal_", 9))
+		return false;
+	n = (size_t)snprintf(name, sizeof(name), "MPI_%s", func + 9);
+	if (n >= sizeof(name))
+		return false;
+	drop_binding_suffixes(name, n);
+	if (!md_call_known(name))
 		return false;
 	snprintf(buf, len, "%s", name);
 	return true;
@@ -240,7 +246,7 @@ static bool is_mpi_object(const char *path)
 		"libmpi.so", "libmpi_", "libopen-pal.so", "libopen-rte.so",
 		"libpmix.so", "libevent", "libhwloc.so", "libucp.so",
 		"libucs.so", "libuct.so", "libfabric.so", "mca_",
-		"libmca_common_", "libprrte.so", "libpmi",
+		"libmca_common_", "libprrte.so", "libpmi", "libmpich",
 	};
 
 	return in_prefixes(base_name(path), libs, sizeof(libs) / sizeof(*libs));
@@ -395,6 +401,11 @@ void mc_classify(const struct snap_frame *frames, int n, struct mc_class *out)
 	/* The outermost entry is the call the user made; inner ones are
 	 * its implementation (a barrier waiting in wait_all). */
 	for (int i = n - 1; i >= 0; i--) {
+		/* A program's own internal_Send is not MPICH's. */
+		if (frames[i].func && frames[i].object &&
+		    !strncmp(frames[i].func, "internal_", 9) &&
+		    !is_mpi_object(frames[i].object))
+			continue;
 		if (mc_call_name(frames[i].func, name, sizeof(name))) {
 			snprintf(out->call, sizeof(out->call), "%s", name);
 			out->mpi_frame = i;

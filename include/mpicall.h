@@ -70,7 +70,7 @@ enum md_call_class {
 	X(Bsend, NONBLOCKING)                                            \
 	X(Bsend_init, NONBLOCKING)                                      \
 	X(Buffer_attach, NONBLOCKING)                                   \
-	X(Buffer_detach, WAITALL)                                       \
+	X(Buffer_detach, SEND)                                          \
 	X(Cancel, NONBLOCKING)                                          \
 	X(Cart_coords, NONBLOCKING)                                     \
 	X(Cart_create, CREATE)                                          \

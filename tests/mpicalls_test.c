@@ -55,6 +55,34 @@ Test(mpicalls, recv_in_ob1_is_mpi_recv_called_from_main)
 	cr_expect(!c.progress_thread);
 }
 
+/* MPICH 4's PMPI_Waitany ends in a tail call to its static
+ * internal_Waitany: the call is that frame's, in the MPI library only; a
+ * program's own internal_Send is the program's code. */
+Test(mpicalls, mpichs_internal_binding_frame_is_the_call_in_libmpi_only)
+{
+	static const struct fr st[] = {
+		{ "__poll", LIBC },
+		{ "MPIR_Waitany_impl", "/opt/mpich/lib/libmpi.so.12" },
+		{ "internal_Waitany", "/opt/mpich/lib/libmpi.so.12" },
+		{ "main", APP },
+	};
+	static const struct fr own[] = {
+		{ "__nanosleep", LIBC },
+		{ "internal_Send", APP },
+		{ "main", APP },
+	};
+	struct mc_class c;
+
+	classify(st, N(st), &c);
+	cr_expect_str_eq(c.call, "MPI_Waitany");
+	cr_expect_eq(c.mpi_frame, 2);
+	cr_expect_eq(c.user_frame, 3);
+	classify(own, N(own), &c);
+	cr_expect_str_eq(c.call, "");
+	cr_expect_eq(c.mpi_frame, -1);
+	cr_expect_eq(c.user_frame, 1);
+}
+
 Test(mpicalls, finalize_without_pmpi_entry_is_found_from_ompi_mpi_finalize)
 {
 	static const struct fr st[] = {
@@ -243,6 +271,7 @@ Test(mpicalls, call_names_are_canonical_from_c_fortran_and_internals)
 		{ "internal_Waitany", "MPI_Waitany" },
 		{ "internal_Waitsome", "MPI_Waitsome" },
 		{ "internal_Comm_split", "MPI_Comm_split" },
+		{ "internal_Send_c", "MPI_Send" },
 		{ "mca_pml_base_bsend_detach", "MPI_Buffer_detach" },
 	};
 	char buf[MC_CALL_MAX];
@@ -296,6 +325,9 @@ Test(mpicalls, runtime_objects_are_mpi_and_system_libraries)
 	cr_expect(mc_is_runtime_object("[vdso]"));
 	cr_expect(!mc_is_runtime_object(APP));
 	cr_expect(!mc_is_runtime_object("/usr/lib/libmpiuser.so"));
+	/* Debian's MPICH. */
+	cr_expect(mc_is_runtime_object("/usr/lib/x86_64-linux-gnu/"
+				       "libmpich.so.12"));
 	cr_expect(!mc_is_runtime_object(NULL));
 }
 

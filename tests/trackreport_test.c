@@ -158,6 +158,38 @@ Test(trackreport, a_blocking_receive_does_not_wait_for_an_irecv_posted_before)
 	}
 }
 
+/* The MPI library reuses a freed request's memory: a record of an
+ * earlier post (an MPI_Irecv from rank 1, tag 5) names the address of
+ * the blocking MPI_Recv's own request (from rank 2, tag 1).  It is not
+ * that receive's record; leaving the receive out would link rank 0 to
+ * rank 1 only (its pending MPI_Irecv from rank 1 that libmdtrack.so did
+ * not keep), a false cycle, while rank 2, which runs, may yet send what
+ * the MPI_Recv waits for. */
+Test(trackreport, a_record_of_a_reused_request_address_is_not_the_calls_own)
+{
+	struct snap *s = sb_new(3);
+	struct snap_track_rec *t;
+	struct snap_op *op;
+	char *out;
+
+	op = sb_op(s, 0, SNAP_OP_RECV, 0, 1, 0, 4);
+	op->request = 0x1000;
+	sb_recv(s, 0, 2, 1, "b.c", 8);
+	s->ranks[0].ops[1].request = 0x2000;
+	sb_recv(s, 1, 0, 2, "b.c", 10);
+	sb_call(s, 2, NULL, "b.c", 30);
+	for (int r = 0; r < 3; r++)
+		s->ranks[r].progress = SNAP_PROGRESS_STABLE;
+	t = rec(s, 0, SNAP_TRACK_POST, "MPI_Irecv", "b.c", 6);
+	t->request = 0x2000;
+	t->peer = 1;
+	t->tag = 5;
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(!strncmp(out, "NO DEADLOCK", 11), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
 Test(trackreport, a_started_persistent_request_names_init_and_start)
 {
 	struct snap *s = wait_pair();
