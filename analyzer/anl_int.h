@@ -235,6 +235,10 @@ const struct snap_track_rec *anl_op_nbc(const struct snap_rank *sr,
  * communicator among several with one group.
  */
 int anl_track_coll_comm(const struct snap_rank *sr);
+/* The rank's latest collective record on communicator comm (its ncalls
+ * numbers it there: 1 for its first), NULL if none. */
+const struct snap_track_rec *anl_coll_last(const struct snap_rank *sr,
+					   int comm);
 /* All of them, in rank order (*out malloc'ed); returns the count. */
 int anl_postings(const struct anl_result *r, struct anl_posting **out);
 /* "rank 0 waits in MPI_Wait at a.c:63 for the MPI_Irecv posted at

@@ -229,24 +229,95 @@ static int vnode_member(const struct snap *s, const struct anl_vnode *v,
 	return k < c->size ? c->group[k] : c->remote[k - c->size];
 }
 
+/*
+ * What a collective instance knows of its members' order: the number
+ * libmdtrack.so gave the instance on its communicator (0: not known),
+ * and whether a member goes on outside any collective (running the
+ * program, or a message of its in transfer): it may yet come to the
+ * instance.
+ */
+struct order {
+	uint64_t number;
+	bool member_free;
+};
+
+static struct order instance_order(struct bctx *b, int i)
+{
+	const struct anl_vnode *v = &b->r->v[i];
+	int node = b->r->nranks + i, n = vnode_members(b->s, v);
+	struct order o = { 0, false };
+
+	for (int k = 0; k < n; k++) {
+		int m = vnode_member(b->s, v, k);
+		const struct anl_rank *ar;
+
+		if (m < 0 || m >= b->s->nranks)
+			continue;
+		ar = &b->r->ranks[m];
+		if (ar->vcoll == node && !o.number && v->comm >= 0) {
+			const struct snap_track_rec *t =
+				anl_coll_last(&b->s->ranks[m], v->comm);
+
+			o.number = t ? t->ncalls : 0;
+		}
+		o.member_free |= ar->vcoll < 0 && ar->state == WFG_ACTIVE;
+	}
+	return o;
+}
+
+/*
+ * Did member m, in another collective on the instance's communicator, go
+ * past the instance (a non-root of an eager MPI_Reduce or MPI_Gather is
+ * done with it and goes on to the next collective) rather than call
+ * another collective in its place (a mismatch)?  libmdtrack.so's
+ * numbers tell.  Without them: taken as gone past while another member
+ * goes on outside any collective, since the instance may then complete
+ * once that one comes (a slow rank is not a deadlock); as a mismatch when
+ * every member is held in one.
+ */
+static bool gone_past(struct bctx *b, const struct anl_vnode *v,
+		      const struct order *o, int m)
+{
+	const struct snap_rank *sr = &b->s->ranks[m];
+	const struct snap_track_rec *t;
+
+	/* Nothing goes past MPI_Finalize. */
+	if (b->r->ranks[m].vcoll < 0 || !strcmp(v->call, "MPI_Finalize"))
+		return false;
+	t = v->comm >= 0 ? anl_coll_last(sr, v->comm) : NULL;
+	if (!o->number || !t || !t->ncalls)
+		return o->member_free;
+	if (t->ncalls != o->number)
+		return t->ncalls > o->number;
+	/* Its latest there is the instance's number: it is in it with
+	 * another call (a mismatch), or it finished it and waits in a
+	 * collective the library does not record (MPI_Finalize). */
+	return !sr->mpi_call || strcmp(t->call, sr->mpi_call) != 0;
+}
+
 /* A virtual node waits on its communicator's members: "any" on all of
- * them (OR), a collective on those not in it (AND). */
+ * them (OR), a collective on those not in it (AND) that did not go past
+ * it. */
 void anl_link_vnode(struct bctx *b, int i)
 {
 	const struct anl_vnode *v = &b->r->v[i];
 	const struct snap *s = b->s;
 	int node = b->r->nranks + i, n = vnode_members(s, v);
+	struct order o = { 0, false };
 
 	if (v->kind == ANL_V_NEIGHBOR) {
 		link_neighbors(b, i);
 		return;
 	}
+	if (v->kind == ANL_V_COLL)
+		o = instance_order(b, i);
 	for (int k = 0; k < n; k++) {
 		int m = vnode_member(s, v, k);
 
 		if (m < 0 || m >= s->nranks)
 			continue;
-		if (v->kind == ANL_V_COLL && b->r->ranks[m].vcoll == node)
+		if (v->kind == ANL_V_COLL && (b->r->ranks[m].vcoll == node ||
+					      gone_past(b, v, &o, m)))
 			continue;
 		wfg_add_edge(b->r->g, node, m, -1);
 	}
@@ -273,19 +344,26 @@ static bool any_matched(const struct snap_rank *sr)
 	return false;
 }
 
-/* Whether every member of vnode i is in it, and what they show. */
+/* Whether every member of vnode i is in it (or went past it), and what
+ * those in it show. */
 static bool complete(struct bctx *b, int i, struct inst *in)
 {
 	const struct anl_vnode *v = &b->r->v[i];
 	const struct snap *s = b->s;
 	int n = vnode_members(s, v);
+	struct order o = { 0, false };
 
+	if (v->kind == ANL_V_COLL)
+		o = instance_order(b, i);
 	*in = (struct inst){ -1, false, false, true };
 	for (int k = 0; k < n; k++) {
 		int m = vnode_member(s, v, k);
 		const struct snap_rank *sr;
 
 		if (m < 0 || m >= s->nranks)
+			continue;
+		if (b->r->ranks[m].vcoll != b->r->nranks + i &&
+		    v->kind == ANL_V_COLL && gone_past(b, v, &o, m))
 			continue;
 		if (b->r->ranks[m].vcoll != b->r->nranks + i)
 			return false;

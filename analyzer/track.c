@@ -298,6 +298,21 @@ int anl_track_coll_comm(const struct snap_rank *sr)
 	return t->comm;
 }
 
+const struct snap_track_rec *anl_coll_last(const struct snap_rank *sr,
+					   int comm)
+{
+	const struct snap_track_rec *last = NULL;
+
+	for (int k = 0; k < sr->ntrack; k++) {
+		const struct snap_track_rec *t = &sr->track[k];
+
+		if (t->kind == SNAP_TRACK_COLL && t->comm == comm &&
+		    (!last || t->seq > last->seq))
+			last = t;
+	}
+	return last;
+}
+
 /* Union-find over ranks, plus one node per communicator and one for
  * "unknown communicator". */
 static int uf_find(int *up, int x)
@@ -322,18 +337,39 @@ enum { D_CALL = 1, D_ROOT = 2, D_COUNT = 4, D_TYPE = 8, D_OP = 16,
 
 /* What two records disagree on (fields either does not have are not
  * compared: a barrier has no root, a derived datatype no name). */
+/* The vector collectives, whose counts differ from rank to rank. */
+static bool counts_per_rank(const char *call)
+{
+	size_t n = strlen(call);
+
+	return (n > 1 && call[n - 1] == 'v') || (n > 1 && call[n - 1] == 'w') ||
+	       strstr(call, "Reduce_scatter") != NULL ||
+	       strstr(call, "educe_scatter") != NULL;
+}
+
 static unsigned differ(const struct anl_result *r,
 		       const struct snap_track_rec *a,
 		       const struct snap_track_rec *b)
 {
 	unsigned d = 0;
 
+	/* Ranks at different collectives of one communicator disagree on
+	 * where they are; in a deadlock that is where they parted, but
+	 * while a member still goes on (a slow rank), the others only went
+	 * on first. */
+	if (a->ncalls && b->ncalls && a->ncalls != b->ncalls &&
+	    r->verdict != ANL_DEADLOCK)
+		return 0;
 	if (strcmp(a->call, b->call))
 		return D_CALL;
 	if (a->peer != b->peer && a->peer != SNAP_TRACK_NONE &&
 	    b->peer != SNAP_TRACK_NONE)
 		d |= D_ROOT;
-	if (a->count != b->count && a->count && b->count)
+	/* Counts compare in one predefined datatype only (4 MPI_INT match
+	 * 1 of a contiguous type of 4), and never for the vector calls. */
+	if (a->count != b->count && a->count && b->count &&
+	    !counts_per_rank(a->call) && a->datatype_name &&
+	    b->datatype_name && !strcmp(a->datatype_name, b->datatype_name))
 		d |= D_COUNT;
 	if (a->datatype_name && b->datatype_name &&
 	    strcmp(a->datatype_name, b->datatype_name))

@@ -472,3 +472,97 @@ Test(trackreport, different_communicators_that_must_meet_are_named)
 	free(out);
 	snap_free(s);
 }
+
+/* One slow rank and a rooted collective: ranks 0-1 wait in MPI_Reduce
+ * for rank 3, which computes; rank 2, a leaf done with its part, went on
+ * to MPI_Barrier.  Not a deadlock, with libmdtrack.so's numbers (rank 2
+ * is at #2) or without them (a member goes on: the order is not known);
+ * with every member held in a collective and no numbers, a mismatch. */
+Test(trackreport, a_slow_rank_and_ranks_gone_past_a_reduce_are_no_deadlock)
+{
+	for (int k = 0; k < 3; k++) {
+		struct snap *s = sb_new(4);
+		char *out;
+
+		for (int r = 0; r < 4; r++)
+			s->ranks[r].progress = SNAP_PROGRESS_STABLE;
+		sb_call(s, 0, "MPI_Reduce", "r.c", 7);
+		sb_call(s, 1, "MPI_Reduce", "r.c", 7);
+		sb_call(s, 2, "MPI_Barrier", "r.c", 8);
+		sb_call(s, 3, k == 2 ? "MPI_Barrier" : NULL, "r.c", 8);
+		if (k == 1)
+			for (int r = 0; r < 3; r++) {
+				struct snap_track_rec *t =
+					rec(s, r, SNAP_TRACK_COLL,
+					    r < 2 ? "MPI_Reduce" : "MPI_Barrier",
+					    "r.c", r < 2 ? 7 : 8);
+
+				t->ncalls = r < 2 ? 1 : 2;
+			}
+		out = render(s, ANL_FORMAT_TEXT);
+		if (k < 2)
+			cr_expect(!strncmp(out, "NO DEADLOCK", 11) &&
+				  !strstr(out, "collectives that disagree"),
+				  "%d: %s", k, out);
+		else
+			cr_expect(!strncmp(out, "DEADLOCK", 8), "%s", out);
+		free(out);
+		snap_free(s);
+	}
+}
+
+/* Ranks 0-1 in MPI_Allreduce #1; rank 2 finished #1 (its record) and
+ * waits in MPI_Finalize, which the library does not record: it went
+ * past, and with rank 3 computing the instance waits for rank 3 only. */
+Test(trackreport, a_rank_in_finalize_after_the_instance_went_past_it)
+{
+	struct snap *s = sb_new(4);
+	char *out;
+
+	for (int r = 0; r < 4; r++) {
+		s->ranks[r].progress = SNAP_PROGRESS_STABLE;
+		if (r < 3)
+			rec(s, r, SNAP_TRACK_COLL, "MPI_Gather", "g.c", 7)
+				->ncalls = 1;
+	}
+	sb_call(s, 0, "MPI_Gather", "g.c", 7);
+	sb_call(s, 1, "MPI_Gather", "g.c", 7);
+	sb_call(s, 2, "MPI_Finalize", "g.c", 8);
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(!strncmp(out, "NO DEADLOCK", 11), "%s", out);
+	free(out);
+	/* Rank 3 in MPI_Finalize too: the Gather cannot complete. */
+	sb_call(s, 3, "MPI_Finalize", "g.c", 8);
+	out = render(s, ANL_FORMAT_TEXT);
+	cr_expect(!strncmp(out, "DEADLOCK", 8), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
+/* Counts that may differ: per rank in MPI_Gatherv, and 4 MPI_INT
+ * against 1 of a derived datatype (no name) in MPI_Bcast. */
+Test(trackreport, counts_that_may_differ_are_no_disagreement)
+{
+	static const char *const calls[] = { "MPI_Gatherv", "MPI_Bcast" };
+
+	for (int k = 0; k < 2; k++) {
+		struct snap *s = sb_new(2);
+		char *out;
+
+		for (int i = 0; i < 2; i++) {
+			struct snap_track_rec *t;
+
+			sb_call(s, i, calls[k], "v.c", 5);
+			t = rec(s, i, SNAP_TRACK_COLL, calls[k], "v.c", 5);
+			t->count = k == 0 ? i + 1 : (i ? 1 : 4);
+			t->peer = 0;
+			if (k == 0 || i == 0)
+				t->datatype_name = snap_str(s, "MPI_INT");
+		}
+		out = render(s, ANL_FORMAT_TEXT);
+		cr_expect(!strstr(out, "collectives that disagree"), "%s: %s",
+			  calls[k], out);
+		free(out);
+		snap_free(s);
+	}
+}
