@@ -31,6 +31,9 @@
 #define RUN_POLL_MS 50
 #define RUN_TERM_GRACE_MS 5000
 #define RUN_REAP_MS 2000
+/* A job whose ranks all exited while they were collected: how long its
+ * launcher gets to end. */
+#define RUN_END_WAIT_MS 5000
 
 int run_proc_stat(int pid, int *ppid, unsigned long long *start)
 {
@@ -170,9 +173,40 @@ static int run_wait(int job, long long deadline,
 	}
 }
 
-/* The deadline passed: report on the job; returns the exit code. */
+/* Every rank of the snapshot exited while it was collected. */
+static bool all_gone(const struct snap *s)
+{
+	for (int i = 0; i < s->nranks; i++)
+		if (s->ranks[i].state != SNAP_RANK_GONE)
+			return false;
+	return s->nranks > 0;
+}
+
+/*
+ * The job ended by itself while it was being collected (it was finishing
+ * at the deadline): *ended, and the job's own status is the exit code,
+ * with no report, as when it ends before the deadline.
+ */
+static bool ended_meanwhile(int job, const struct snap *s,
+			    const volatile sig_atomic_t *stop, int *code)
+{
+	int status;
+
+	if (s && !all_gone(s))
+		return false;
+	if (run_wait(job, md_now_ns() + RUN_END_WAIT_MS * 1000000LL, stop,
+		     &status) != 0)
+		return false;
+	if (WIFSIGNALED(status))
+		run_kill_orphans();
+	*code = run_status_code(status);
+	return true;
+}
+
+/* The deadline passed: report on the job; returns the exit code (*ended:
+ * the job ended by itself meanwhile, and is reaped). */
 static int run_timed_out(const struct cli *c, int job,
-			 const volatile sig_atomic_t *stop)
+			 const volatile sig_atomic_t *stop, bool *ended)
 {
 	struct snap *s = NULL;
 	char *name;
@@ -185,6 +219,11 @@ static int run_timed_out(const struct cli *c, int job,
 	rc = cli_collect(c, col_find_starter(job), stop, &s);
 	if (rc == -MD_E_INTR && *stop)
 		return 128 + *stop;
+	if ((rc || all_gone(s)) && (*ended = ended_meanwhile(job, s, stop,
+							     &code))) {
+		snap_free(s);
+		return code;
+	}
 	if (rc)
 		return MD_EXIT_ERROR;
 	name = xasprintf("%s (timeout %d s)", c->job_argv[0], c->timeout_s);
@@ -232,6 +271,7 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
 {
 	long long deadline = 0;
 	int job, status, rc, code;
+	bool ended = false;
 
 	/* Not fatal: without it we still end mpirun, only its orphans
 	 * would escape us. */
@@ -253,9 +293,11 @@ int run_job(const struct cli *c, const volatile sig_atomic_t *stop)
 		return run_status_code(status);
 	}
 	if (rc == 1)
-		code = run_timed_out(c, job, stop);
+		code = run_timed_out(c, job, stop, &ended);
 	else
 		code = 128 + *stop;
+	if (ended)
+		return code;
 	if (c->keep_running && rc == 1 && !*stop) {
 		if (!c->quiet)
 			md_warn("job (pid %d) left running (--keep-running)", job);
