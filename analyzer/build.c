@@ -451,6 +451,12 @@ static int computing_thread(const struct snap_rank *sr)
 {
 	const char *obj = NULL;
 
+	/* Below MPI_THREAD_MULTIPLE no thread may call MPI while one waits
+	 * in it (a heartbeat thread, OpenMP workers beside an MPI master). */
+	if (sr->thread_level != SNAP_TL_UNKNOWN &&
+	    sr->thread_level != SNAP_TL_MULTIPLE)
+		return -1;
+
 	for (int t = 0; t < sr->nthreads && !obj; t++) {
 		const struct snap_thread *th = &sr->threads[t];
 

@@ -277,6 +277,29 @@ static void read_completions(struct col_rank *cr, struct snap_rank *r)
 		}
 }
 
+/*
+ * The thread support the rank's MPI_Init_thread gave: Open MPI's
+ * ompi_mpi_thread_provided, MPICH's MPIR_ThreadInfo.thread_provided (its
+ * first member), both an int holding MPI_THREAD_SINGLE (0) to
+ * MPI_THREAD_MULTIPLE (3).
+ */
+static void read_thread_level(struct col_rank *cr, struct snap_rank *r)
+{
+	static const char *const syms[] = {
+		"ompi_mpi_thread_provided", "MPIR_ThreadInfo",
+	};
+	uint64_t addr;
+	int32_t v;
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(*syms); i++)
+		if (es_proc_lookup(cr->view, syms[i], &addr) == 0 &&
+		    tgt_read(cr->t, addr, &v, sizeof(v)) == 0) {
+			if (v >= 0 && v <= 3)
+				r->thread_level = SNAP_TL_SINGLE + v;
+			return;
+		}
+}
+
 int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 {
 	struct col *c = cr->c;
@@ -292,8 +315,10 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 	rc = read_queues(cr, r);
 	t0 = md_now_ns();
 	c->st.queues_ns += t0 - t1;
-	if (rc == 0)
+	if (rc == 0) {
 		read_completions(cr, r);
+		read_thread_level(cr, r);
+	}
 	if (rc == 0) {
 		col_phase(c, COL_PHASE_STACKS, cr->rank);
 		rc = stk_read_all(cr->t, cr->view, c->lines, c->s, r);

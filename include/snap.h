@@ -37,6 +37,16 @@ enum snap_progress {
 	SNAP_PROGRESS_LAST = SNAP_PROGRESS_CHANGED,
 };
 
+/* The thread support MPI_Init_thread gave the rank (MPI_THREAD_*). */
+enum snap_thread_level {
+	SNAP_TL_UNKNOWN,	/* not read */
+	SNAP_TL_SINGLE,
+	SNAP_TL_FUNNELED,
+	SNAP_TL_SERIALIZED,
+	SNAP_TL_MULTIPLE,
+	SNAP_TL_LAST = SNAP_TL_MULTIPLE,
+};
+
 enum snap_op_kind {
 	SNAP_OP_SEND,
 	SNAP_OP_RECV,
@@ -237,6 +247,9 @@ struct snap_rank {
 	enum snap_rank_state state;
 	enum snap_progress progress;
 	const char *reason;	/* why not collected or gone; NULL if read */
+	/* Below MPI_THREAD_MULTIPLE, no other thread may call MPI while
+	 * one waits in it: a thread outside MPI cannot send. */
+	enum snap_thread_level thread_level;
 	int stopped_by;		/* the signal that held it stopped when it
 				 * was read (SIGSTOP, SIGTSTP: stopped by
 				 * someone else; it runs nothing until
@@ -422,6 +435,7 @@ const char *snap_track_kind_name(enum snap_track_kind k);
  * reader accepts). */
 extern const char *const snap_state_names[];
 extern const char *const snap_progress_names[];
+extern const char *const snap_thread_level_names[];
 extern const char *const snap_op_kind_names[];
 extern const char *const snap_status_names[];
 extern const char *const snap_source_names[];

@@ -457,6 +457,12 @@ const char *const snap_progress_names[] = {
 	[SNAP_PROGRESS_CHANGED] = "changed", [SNAP_PROGRESS_LAST + 1] = NULL,
 };
 NAMES_END(snap_progress_names, SNAP_PROGRESS_LAST);
+const char *const snap_thread_level_names[] = {
+	[SNAP_TL_UNKNOWN] = "unknown", [SNAP_TL_SINGLE] = "single",
+	[SNAP_TL_FUNNELED] = "funneled", [SNAP_TL_SERIALIZED] = "serialized",
+	[SNAP_TL_MULTIPLE] = "multiple", [SNAP_TL_LAST + 1] = NULL,
+};
+NAMES_END(snap_thread_level_names, SNAP_TL_LAST);
 const char *const snap_op_kind_names[] = {
 	[SNAP_OP_SEND] = "send", [SNAP_OP_RECV] = "recv",
 	[SNAP_OP_UNEXPECTED] = "unexpected", [SNAP_OP_KIND_LAST + 1] = NULL,

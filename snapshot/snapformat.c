@@ -171,6 +171,8 @@ const struct sj_field snap_rank_fields[] = {
 	SJ_FIELD("state", SJ_ENUM, state, .sub = snap_state_names),
 	SJ_FIELD("progress", SJ_ENUM, progress, .sub = snap_progress_names),
 	SJ_FIELD("stopped_by", SJ_INT, stopped_by, .max = 64),
+	SJ_FIELD("thread_level", SJ_ENUM, thread_level,
+		 .sub = snap_thread_level_names),
 	SJ_FIELD("call", SJ_STR, mpi_call),
 	SJ_OBJ("site", site_fields),
 	SJ_CALL("members", members),
