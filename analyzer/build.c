@@ -485,7 +485,7 @@ static int computing_thread(const struct snap_rank *sr)
 static int app_calls(const struct snap_rank *sr, const char **calls,
 		     bool spin, bool *free_thread)
 {
-	int n = 0;
+	int n = 0, polls = 0;
 
 	*free_thread = false;
 	for (int t = 0; t < sr->nthreads; t++) {
@@ -496,6 +496,22 @@ static int app_calls(const struct snap_rank *sr, const char **calls,
 			continue;
 		if (md_call_blocks(cls) ||
 		    (spin && !strcmp(th->mpi_call, sr->mpi_call)))
+			calls[n++] = th->mpi_call;
+		else if (cls == MD_CALL_POLL)
+			polls++;
+		else
+			*free_thread = true;
+	}
+	/* A thread polling (a service thread's MPI_Iprobe loop) beside a
+	 * thread blocked in MPI, while nothing of the rank moved between
+	 * the looks, is as held as the call it polls for (link_threads). */
+	for (int t = 0; polls && t < sr->nthreads; t++) {
+		const struct snap_thread *th = &sr->threads[t];
+
+		if (th->progress_thread ||
+		    anl_call_class(th->mpi_call) != MD_CALL_POLL)
+			continue;
+		if (n && sr->progress == SNAP_PROGRESS_STABLE)
 			calls[n++] = th->mpi_call;
 		else
 			*free_thread = true;
@@ -539,6 +555,11 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 
 		if (md_call_collective(cls))
 			anl_link_coll(b, rank, calls[i], cls, guessed);
+		else if (cls == MD_CALL_POLL &&
+			 anl_poll_class(calls[i]) == MD_CALL_PROBE)
+			/* A probe loop posts nothing that stays: any rank's
+			 * message may be the one it waits for. */
+			add_guess(b, rank, MD_CALL_PROBE);
 		else
 			p2p = true;
 	}

@@ -786,3 +786,39 @@ Test(report, the_dlls_cut_datatype_name_is_left_out_of_the_text)
 		snap_free(s);
 	}
 }
+
+/* A service thread polls MPI_Iprobe while the main thread waits in a
+ * receive ring: with nothing of the rank moved between the looks the
+ * poll is as held as a probe (any rank's message would do), so the ring
+ * is a deadlock when no rank goes on; a rank that moved is going on. */
+Test(report, a_polling_service_thread_beside_a_blocked_one_is_held)
+{
+	for (int moved = 0; moved < 2; moved++) {
+		struct snap *s = sb_new(2);
+		char *out;
+
+		for (int i = 0; i < 2; i++) {
+			struct snap_thread *th;
+
+			sb_recv(s, i, 1 - i, 5, "thr.c", 21);
+			s->ranks[i].progress = moved && i ?
+				SNAP_PROGRESS_CHANGED : SNAP_PROGRESS_STABLE;
+			s->ranks[i].threads = xcalloc(2,
+						      sizeof(struct snap_thread));
+			s->ranks[i].nthreads = 2;
+			thread_in_recv(s, i, 0, 100 + i, 21);
+			thread_in_recv(s, i, 1, 200 + i, 9);
+			th = &s->ranks[i].threads[1];
+			th->mpi_call = snap_str(s, "MPI_Iprobe");
+			th->frames[0].func = snap_str(s, "MPI_Iprobe");
+		}
+		out = render(s, &text);
+		if (moved)
+			cr_expect(!strncmp(out, "NO DEADLOCK", 11), "%s", out);
+		else
+			cr_expect(!strncmp(out, "DEADLOCK", 8) &&
+				  strstr(out, "probe"), "%s", out);
+		free(out);
+		snap_free(s);
+	}
+}
