@@ -235,8 +235,12 @@ const struct snap_track_rec *anl_op_nbc(const struct snap_rank *sr,
  * communicator among several with one group.
  */
 int anl_track_coll_comm(const struct snap_rank *sr);
+/* A record's call sends ("MPI_Isend", "MPI_Send_init"). */
+bool anl_call_sends(const char *call);
 /* The rank's latest collective record on communicator comm (its ncalls
- * numbers it there: 1 for its first), NULL if none. */
+ * numbers it there: 1 for its first), or on any (ANL_ANY_COMM); NULL if
+ * none. */
+#define ANL_ANY_COMM (-2)
 const struct snap_track_rec *anl_coll_last(const struct snap_rank *sr,
 					   int comm);
 /* All of them, in rank order (*out malloc'ed); returns the count. */

@@ -302,11 +302,6 @@ static bool in_transfer(const struct snap *s, int rank,
  * it (an MPI_Irecv, a started persistent request): those that
  * libmdtrack.so recorded are left out, when that leaves the call's own.
  */
-static bool is_send_call(const char *call)
-{
-	return strstr(call, "send") || strstr(call, "Send");
-}
-
 /* A record of the same request and the same arguments: the MPI library
  * reuses a freed request's memory (a record of an earlier post may name
  * the blocking call's own request), so the address alone is not enough. */
@@ -314,7 +309,7 @@ static bool same_post(const struct snap_track_rec *t, const struct snap_op *op)
 {
 	return (t->kind == SNAP_TRACK_POST || t->kind == SNAP_TRACK_INIT) &&
 	       t->request == op->request && t->call &&
-	       is_send_call(t->call) == (op->kind == SNAP_OP_SEND) &&
+	       anl_call_sends(t->call) == (op->kind == SNAP_OP_SEND) &&
 	       (t->peer == SNAP_TRACK_ANY ? op->peer_local < 0
 					  : t->peer == op->peer_local) &&
 	       (t->tag == SNAP_TRACK_ANY ? op->any_tag

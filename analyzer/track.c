@@ -166,7 +166,7 @@ static bool is_world(const struct anl_result *r, const struct snap_track_rec *t)
 		!strcmp(t->comm_name, "MPI_COMM_WORLD"));
 }
 
-static bool is_send(const char *call)
+bool anl_call_sends(const char *call)
 {
 	return strstr(call, "send") || strstr(call, "Send");
 }
@@ -177,7 +177,7 @@ static char *peer_text(const struct anl_result *r,
 {
 	char *tag, *peer, *comm = NULL, *out;
 	int g = anl_track_peer_global(r, t);
-	const char *dir = is_send(t->call) ? "to" : "from";
+	const char *dir = anl_call_sends(t->call) ? "to" : "from";
 
 	if (t->tag == SNAP_TRACK_ANY)
 		tag = xstrdup(", any tag");
@@ -250,16 +250,26 @@ char *anl_posting_text(const struct anl_result *r, const struct anl_posting *p)
 
 /* Collectives ---------------------------------------------------------- */
 
-/* The rank's latest collective record, NULL if none. */
-static const struct snap_track_rec *latest_coll(const struct snap_rank *sr)
+const struct snap_track_rec *anl_coll_last(const struct snap_rank *sr,
+					   int comm)
 {
 	const struct snap_track_rec *last = NULL;
 
-	for (int k = 0; k < sr->ntrack; k++)
-		if (sr->track[k].kind == SNAP_TRACK_COLL &&
-		    (!last || sr->track[k].seq > last->seq))
-			last = &sr->track[k];
+	for (int k = 0; k < sr->ntrack; k++) {
+		const struct snap_track_rec *t = &sr->track[k];
+
+		if (t->kind == SNAP_TRACK_COLL &&
+		    (comm == ANL_ANY_COMM || t->comm == comm) &&
+		    (!last || t->seq > last->seq))
+			last = t;
+	}
 	return last;
+}
+
+/* The rank's latest collective record, NULL if none. */
+static const struct snap_track_rec *latest_coll(const struct snap_rank *sr)
+{
+	return anl_coll_last(sr, ANL_ANY_COMM);
 }
 
 /* The collective a stuck rank is in, from its latest collective record:
@@ -296,21 +306,6 @@ int anl_track_coll_comm(const struct snap_rank *sr)
 	    (t->line != sr->call_line || strcmp(t->file, sr->call_file)))
 		return -1;
 	return t->comm;
-}
-
-const struct snap_track_rec *anl_coll_last(const struct snap_rank *sr,
-					   int comm)
-{
-	const struct snap_track_rec *last = NULL;
-
-	for (int k = 0; k < sr->ntrack; k++) {
-		const struct snap_track_rec *t = &sr->track[k];
-
-		if (t->kind == SNAP_TRACK_COLL && t->comm == comm &&
-		    (!last || t->seq > last->seq))
-			last = t;
-	}
-	return last;
 }
 
 /* Union-find over ranks, plus one node per communicator and one for
