@@ -41,8 +41,11 @@ static void put_rank(const struct anl_result *r, int rank, int comm,
 	int local = local_rank(r, rank, comm);
 	bool show_local = local >= 0 && local != rank;
 	enum wfg_state st = r->ranks[rank].state;
-	/* An exited rank has no site: "not in MPI" would mislead. */
-	char *s = site && st != WFG_GONE ? anl_site(r, rank) : NULL;
+	/* A rank that exited or was not read has no site: "not in MPI"
+	 * would mislead. */
+	char *s = site && r->s->ranks[rank].state == SNAP_RANK_COLLECTED
+			  ? anl_site(r, rank)
+			  : NULL;
 
 	fprintf(out, "rank %d", rank);
 	if (show_local)

@@ -65,18 +65,20 @@ static int dead_edge(const struct anl_result *r, const uint8_t *rel, int v,
 	for (int e = first; e < first + n; e++) {
 		int t = wfg_edge_to(r->g, e), len = 0;
 
-		if (is_sink(r, rel, t)) {
-			path[0] = e;
+		if (is_sink(r, rel, t))
 			len = 1;
-		} else if (t >= r->nranks &&
-			   r->v[t - r->nranks].gone_edge >= 0) {
-			path[0] = e;
-			path[1] = r->v[t - r->nranks].gone_edge;
+		else if (t >= r->nranks && r->v[t - r->nranks].gone_edge >= 0)
 			len = 2;
-		}
 		sinks += len > 0;
-		if (len && !found)
+		/* The first such edge is the path: a later one must not
+		 * overwrite it (it did, and a 1-edge path then started at
+		 * the other edge's collective node). */
+		if (len && !found) {
 			found = len;
+			path[0] = e;
+			if (len == 2)
+				path[1] = r->v[t - r->nranks].gone_edge;
+		}
 	}
 	if (wfg_cond(r->g, v) == WFG_OR && n > 1 && sinks < n)
 		return 0;

@@ -822,3 +822,60 @@ Test(report, a_polling_service_thread_beside_a_blocked_one_is_held)
 		snap_free(s);
 	}
 }
+
+/* Every "rank N" the text names is a rank of the job. */
+static void assert_ranks_below(const char *got, int nranks)
+{
+	for (const char *p = got; (p = strstr(p, "rank ")); p += 5)
+		if (p[5] >= '0' && p[5] <= '9')
+			cr_assert_lt(atoi(p + 5), nranks,
+				     "the report names a rank past the job:\n%s",
+				     got);
+}
+
+/* A rank that waits on an unread rank both directly (a thread's
+ * receive) and through a collective whose missing member is that rank:
+ * its chain is one of the two ways, whole.  Found by the fuzzer: the
+ * path was taken from the last such edge and its length from the
+ * first, and the chain went on from the collective's node ("rank 4" of
+ * a 4-rank job); the unread rank was "not in MPI". */
+Test(report, unread_peer_reached_two_ways_names_ranks_of_the_job)
+{
+	static const char snapshot[] =
+		"{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,"
+		"\"time\":1,\"starter_pid\":1,\"looks\":2,"
+		"\"interval_ms\":1000,\"nranks\":4,\"ncomms\":1}\n"
+		"{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\","
+		"\"size\":4,\"group\":\"0-3\"}\n"
+		"{\"rank\":0,\"members\":[[0,0]]}\n"
+		"{\"rank\":1,\"members\":[[0,1]]}\n"
+		"{\"rank\":2,\"progress\":\"stable\","
+		"\"thread_level\":\"multiple\",\"call\":\"MPI_Comm_dup\","
+		"\"site\":{\"func\":\"main\",\"file\":\"a.c\",\"line\":34},"
+		"\"members\":[[0,2]],\"ops\":[{\"kind\":\"recv\","
+		"\"comm\":0,\"peer\":3,\"peer_global\":3,\"tag\":0,"
+		"\"length\":12}],\"threads\":["
+		"{\"tid\":200,\"call\":\"MPI_Comm_dup\",\"frames\":["
+		"{\"func\":\"PMPI_Comm_dup\",\"object\":\"libmpi.so.40\"},"
+		"{\"func\":\"main\",\"object\":\"/app\",\"file\":\"a.c\","
+		"\"line\":34}],\"mpi_frame\":0,\"user_frame\":1},"
+		"{\"tid\":201,\"call\":\"MPI_Recv\",\"frames\":["
+		"{\"func\":\"PMPI_Recv\",\"object\":\"libmpi.so.40\"},"
+		"{\"func\":\"worker\",\"object\":\"/app\",\"file\":\"a.c\","
+		"\"line\":15}],\"mpi_frame\":0,\"user_frame\":1}]}\n"
+		"{\"rank\":3,\"state\":\"unread\",\"reason\":\"ptrace: "
+		"Operation not permitted\",\"members\":[[0,3]]}\n";
+	FILE *f = fmemopen((void *)snapshot, sizeof(snapshot) - 1, "r");
+	struct snap *s = NULL;
+	char *got;
+
+	cr_assert_eq(snap_read(f, "two-ways", &s), 0);
+	fclose(f);
+	got = render(s, &text);
+	cr_assert(strstr(got, "unread peer 1: rank 2\n"), "%s", got);
+	cr_assert(strstr(got, "rank 3 (not read)"), "%s", got);
+	cr_assert_null(strstr(got, "not in MPI) (not read)"), "%s", got);
+	assert_ranks_below(got, 4);
+	free(got);
+	snap_free(s);
+}
