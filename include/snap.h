@@ -462,6 +462,10 @@ struct snap_read_opts {
 	 * More are used only on a regular file of a whole snapshot with
 	 * many ranks; the result and the messages are the same. */
 	int threads;
+	/* Rank lines a snapshot needs before threads read it (0: 4096,
+	 * below which one thread is as fast); lower to test the parallel
+	 * read on small inputs (tests/fuzz/snapread_fuzz.c). */
+	int parallel_min;
 	/* Set by the reader: the threads that read the rank lines (1 when
 	 * one did, or when the file was read again by one after an error
 	 * or an inconsistency that a worker found). */

@@ -3,13 +3,16 @@
 # analyzer and the report writers (make fuzz).
 #
 # Builds tests/fuzz/snapread_fuzz.c with the snapshot, analyzer and graph
-# code under ASan + UBSan and runs FUZZ_RUNS inputs (default 10,000,000)
+# code under ASan + UBSan and runs FUZZ_RUNS inputs (default 10,000,000;
+# each is read as a snapshot, serially and in parallel, and drives a
+# snapshot generator whose output is read, analysed and reported)
 # in one process, from the seed corpus tests/fuzz/corpus/ (FUZZ_SECONDS,
 # if set, stops it earlier).  New inputs collect in build-fuzz/corpus
 # (kept between runs); crashes land in build-fuzz/crashes/ - add each to
 # tests/snapio_test.c as a regression test and to tests/fuzz/corpus/.
-# Prints the executions, the inputs that reached the report writers, the
-# time and the crashes; exits 1 if there was a crash.
+# Prints the executions, the reads, the generated snapshots, the report
+# runs, the time and the crashes; exits 1 if there was a crash or fewer
+# executions than asked (without FUZZ_SECONDS).
 #
 #   FUZZER=libfuzzer (default, clang -fsanitize=fuzzer) or FUZZER=afl
 #   (afl-clang-fast + afl-fuzz).
@@ -61,8 +64,16 @@ else
 		$OUT/corpus tests/fuzz/corpus </dev/null >$OUT/fuzz.log 2>&1 || true
 	grep -E '^Done|ERROR|SUMMARY|stat::number_of_executed_units|stat::peak_rss' $OUT/fuzz.log | tail -n 6
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' $OUT/fuzz.log)
-	reports=$(sed -n 's/^reports //p' $MD_FUZZ_COUNTS 2>/dev/null || true)
-	echo "fuzz: executions ${runs:-?}, inputs that reached the report writers ${reports:-?}"
+	count() { sed -n "s/^$1 //p" $MD_FUZZ_COUNTS 2>/dev/null || true; }
+	echo "fuzz: executions ${runs:-?}; snapshot reads of the inputs $(count reads)" \
+		"(each as a stream and by the parallel reader);" \
+		"generated snapshots $(count generated); report runs $(count reports)"
+	# A fuzzer that did not start, or stopped early without a crash,
+	# ran less than was asked: that is no pass.
+	if [ -z "$runs" ] || { [ "$SECONDS_" -eq 0 ] && [ "$runs" -lt "$RUNS" ]; }; then
+		echo "fuzz: ran ${runs:-no} executions of the $RUNS asked (see $OUT/fuzz.log)"
+		short=1
+	fi
 	# libFuzzer also keeps an input that took over 10 s there
 	# (slow-unit-*): on a loaded machine that is the load, not a bug.
 	slow=$(find $OUT/crashes -type f -name 'slow-unit-*' | wc -l)
@@ -70,4 +81,4 @@ else
 	n=$(find $OUT/crashes -type f ! -name 'slow-unit-*' | wc -l)
 fi
 echo "fuzz: $n crash(es) in $OUT"
-[ "$n" -eq 0 ]
+[ "$n" -eq 0 ] && [ -z "${short:-}" ]

@@ -559,9 +559,12 @@ static int read_parallel(struct snapread *r, struct input *in, int threads)
 
 /* One read of in; RD_AGAIN: read it again with one thread. */
 #define RD_AGAIN 1
-static int read_all(struct snapread *r, struct input *in, int threads,
-		    int *used)
+static int read_all(struct snapread *r, struct input *in,
+		    const struct snap_read_opts *o, int *used)
 {
+	int threads = o ? o->threads : 1;
+	int least = o && o->parallel_min > 0 ? o->parallel_min
+					      : RD_PAR_MIN_RANKS;
 	int ret;
 
 	while ((ret = read_next(r, in)) > 0)
@@ -569,7 +572,7 @@ static int read_all(struct snapread *r, struct input *in, int threads,
 		 * ahead in a mapped file. */
 		if (threads > 1 && in->file && r->have_header &&
 		    r->comms_read == r->ncomms && r->held < 0 &&
-		    r->ranks_read == 0 && r->nranks >= RD_PAR_MIN_RANKS) {
+		    r->ranks_read == 0 && r->nranks >= least) {
 			ret = read_parallel(r, in, threads);
 			*used = ret > 0 ? ret : 1;
 			return ret > 0 ? 0 : RD_AGAIN;
@@ -589,7 +592,7 @@ int snap_read_opts(FILE *f, const char *name, struct snap_read_opts *opts,
 	ret = map_input(&in, f, r.name);
 	r.size = (size_t)(in.end - in.p);
 	if (!ret)
-		ret = read_all(&r, &in, opts ? opts->threads : 1, &used);
+		ret = read_all(&r, &in, opts, &used);
 	if (ret)
 		snap_free(r.s);
 	sj_done(&r);
