@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "proctable.h"
 #include "target.h"
 
 extern char **environ;
@@ -216,18 +217,6 @@ char *sl_job_of(int pid, const char *exe)
 	return job;
 }
 
-static bool is_mpirun(const char *exe)
-{
-	const char *b;
-
-	if (!exe)
-		return false;
-	b = strrchr(exe, '/');
-	b = b ? b + 1 : exe;
-	return !strcmp(b, "mpirun") || !strcmp(b, "mpiexec") ||
-	       !strcmp(b, "orterun") || !strcmp(b, "prterun");
-}
-
 int sl_starter_of(int pid)
 {
 	char *exe = NULL, *pexe = NULL, comm[TGT_COMM_MAX];
@@ -235,7 +224,7 @@ int sl_starter_of(int pid)
 
 	if (tgt_proc_exe(pid, &exe) == 0 && sl_is_srun(exe) &&
 	    tgt_proc_parent(pid, &ppid, comm) == 0 && ppid > 1 &&
-	    tgt_proc_exe(ppid, &pexe) == 0 && is_mpirun(pexe)) {
+	    tgt_proc_exe(ppid, &pexe) == 0 && pt_is_launcher(pexe)) {
 		md_info("pid %d is the srun that %s (pid %d) started for its "
 			"daemons: collecting through %s", pid, pexe, ppid, pexe);
 		r = ppid;

@@ -165,4 +165,19 @@ int col_proc_children(int pid, int **pids, int *n);
  */
 int col_find_starter(int pid);
 
+/* Whose launcher a name is (col_launcher_mpi). */
+enum col_mpi {
+	COL_MPI_NONE,		/* no MPI launcher (daemon) we know */
+	COL_MPI_EITHER,		/* mpirun, mpiexec: Open MPI's or MPICH's */
+	COL_MPI_OPENMPI,	/* orterun, prterun, ... */
+	COL_MPI_HYDRA,		/* MPICH's Hydra: mpiexec.hydra */
+};
+
+/*
+ * The MPI whose launcher name is (a command or a path, by its base
+ * name), from the collector's one list of launchers; COL_MPI_NONE when
+ * it is none of them.
+ */
+enum col_mpi col_launcher_mpi(const char *name);
+
 #endif /* MD_COLLECT_H */

@@ -34,8 +34,9 @@ char *sl_job_of(int pid, const char *exe);
 
 /*
  * pid, or, when pid is the srun an mpirun started for its daemons (its
- * parent is mpirun, mpiexec, orterun or prterun), that mpirun: the
- * process whose table names the ranks.
+ * parent is an MPI launcher: mpirun, mpiexec, orterun, prterun, ...;
+ * collector/proctable.c's list), that mpirun: the process whose table
+ * names the ranks.
  */
 int sl_starter_of(int pid);
 
