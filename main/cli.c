@@ -167,20 +167,29 @@ static void cli_defaults(struct cli *c)
 	c->agent_timeout_s = 30;
 }
 
+/* --launcher's words, by enum ag_launcher. */
+static const char *const cli_launchers[] = {
+	[AG_LAUNCH_AUTO] = "auto",
+	[AG_LAUNCH_SSH] = "ssh",
+	[AG_LAUNCH_MPIRUN] = "mpirun",
+	[AG_LAUNCH_SRUN] = "srun",
+};
+
+const char *cli_launcher_name(enum ag_launcher l)
+{
+	return cli_launchers[l];
+}
+
 static int cli_launcher(const char *arg, enum ag_launcher *out)
 {
-	if (!strcmp(arg, "auto"))
-		*out = AG_LAUNCH_AUTO;
-	else if (!strcmp(arg, "ssh"))
-		*out = AG_LAUNCH_SSH;
-	else if (!strcmp(arg, "mpirun"))
-		*out = AG_LAUNCH_MPIRUN;
-	else if (!strcmp(arg, "srun"))
-		*out = AG_LAUNCH_SRUN;
-	else
-		return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun, srun",
-			       arg);
-	return 0;
+	for (size_t i = 0; i < sizeof(cli_launchers) / sizeof(*cli_launchers);
+	     i++)
+		if (!strcmp(arg, cli_launchers[i])) {
+			*out = (enum ag_launcher)i;
+			return 0;
+		}
+	return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun, srun",
+		       arg);
 }
 
 /* One option; returns 0 or MD_EXIT_USAGE (reported). */

@@ -67,6 +67,9 @@ struct cli {
  */
 int cli_parse(int argc, char **argv, struct cli *c);
 
+/* The --launcher word of l: "auto", "ssh", "mpirun" or "srun". */
+const char *cli_launcher_name(enum ag_launcher l);
+
 /* The --help text: every subcommand, option and exit code. */
 void cli_usage(FILE *out);
 

@@ -288,11 +288,8 @@ static char **sj_remote_argv(const struct cli *c, const struct sj_step *st,
 	sj_push_int(&v, &n, "--interval", c->interval_ms);
 	sj_push_int(&v, &n, "--agent-timeout", c->agent_timeout_s);
 	if (c->launcher != AG_LAUNCH_AUTO) {
-		static const char *const names[] = { "auto", "ssh", "mpirun",
-						     "srun" };
-
 		sj_push(&v, &n, "--launcher");
-		sj_push(&v, &n, names[c->launcher]);
+		sj_push(&v, &n, cli_launcher_name(c->launcher));
 	}
 	if (c->rsh) {
 		sj_push(&v, &n, "--rsh");
