@@ -271,8 +271,7 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 
 	*obj_path = *how = NULL;
 	if (!incdir)
-		incdir = getenv("MD_OMPI_INCDIR") && *getenv("MD_OMPI_INCDIR")
-				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
+		incdir = DT_OMPI_INCDIR;
 	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
 	if (!is_file(hdr)) {
 		md_error("type provider: no Open MPI headers: %s is not there; "
@@ -310,7 +309,7 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 }
 
 int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
-		      struct dt_index **out)
+		      const char *incdir, struct dt_index **out)
 {
 	char *obj = NULL, *how = NULL;
 	int ret = dt_index_open(libmpi_path, out, NULL);
@@ -319,7 +318,7 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 		return ret;
 	md_info("%s has no DWARF and no separate debug file under %s: "
 		"using the type provider", libmpi_path, DF_DEBUG_ROOT);
-	ret = dt_provider_build(cache_dir, NULL, &obj, &how);
+	ret = dt_provider_build(cache_dir, incdir, &obj, &how);
 	if (!ret) {
 		ret = dt_index_open(obj, out, NULL);
 		if (ret == -MD_E_NOTYPES)
@@ -387,13 +386,10 @@ static uint64_t fnv_ob1_sources(uint64_t h, const char *srcdir)
 /* The source tree to use, or NULL with *why. */
 static char *ob1_srcdir(const char *srcdir, const char *version, char **why)
 {
-	const char *env = getenv("MD_OMPI_SRCDIR");
 	char *dir, *hdr;
 
 	if (srcdir)
 		dir = xstrdup(srcdir);
-	else if (env && *env)
-		dir = xstrdup(env);
 	else
 		dir = xasprintf("%s/openmpi-%s", DT_OMPI_SRCROOT, version);
 	hdr = xasprintf("%s/" DT_OB1_DIR "/pml_ob1_comm.h", dir);
@@ -424,8 +420,7 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 
 	*obj_path = *how = *why = NULL;
 	if (!incdir)
-		incdir = getenv("MD_OMPI_INCDIR") && *getenv("MD_OMPI_INCDIR")
-				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
+		incdir = DT_OMPI_INCDIR;
 	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
 	version = headers_version(incdir);
 	if (!is_file(hdr)) {
@@ -473,6 +468,7 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 }
 
 int dt_index_open_ob1(const char *plugin, const char *cache_dir,
+		      const char *incdir, const char *srcdir,
 		      struct dt_index **out, char **why)
 {
 	char *obj = NULL, *how = NULL;
@@ -481,7 +477,8 @@ int dt_index_open_ob1(const char *plugin, const char *cache_dir,
 	*why = NULL;
 	if (ret != -MD_E_NOTYPES)
 		return ret;
-	ret = dt_provider_build_ob1(cache_dir, NULL, NULL, &obj, &how, why);
+	ret = dt_provider_build_ob1(cache_dir, incdir, srcdir, &obj, &how,
+				    why);
 	if (!ret) {
 		ret = dt_index_open(obj, out, NULL);
 		if (ret == -MD_E_NOTYPES)

@@ -88,6 +88,12 @@ struct col_opts {
 	bool progress;		/* show progress on stderr (a terminal) */
 	bool no_ob1;		/* do not read ob1's queues (DLL only) */
 	bool no_links;		/* every rank's view from its maps */
+	/* The type providers' Open MPI headers and sources (main/:
+	 * MD_OMPI_INCDIR, MD_OMPI_SRCDIR); NULL: the default places. */
+	const char *ompi_incdir;
+	const char *ompi_srcdir;
+	bool no_line_memo;	/* never a memo of source lines (main/:
+				 * MD_NO_LINE_MEMO): read the DWARF */
 	/* Set asynchronously by a SIGINT/SIGTERM handler; the collector
 	 * checks it between steps, detaches everything and returns
 	 * -MD_E_INTR. May be NULL. */

@@ -386,6 +386,21 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	return cli_operands(argc, argv, c);
 }
 
+/* A set, non-empty variable's value, else NULL. */
+static const char *cli_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+void cli_env_opts(struct col_opts *o)
+{
+	o->ompi_incdir = cli_env("MD_OMPI_INCDIR");
+	o->ompi_srcdir = cli_env("MD_OMPI_SRCDIR");
+	o->no_line_memo = cli_env("MD_NO_LINE_MEMO") != NULL;
+}
+
 int cli_collect(const struct cli *c, int pid,
 		const volatile sig_atomic_t *stop, struct snap **out)
 {
@@ -410,6 +425,7 @@ int cli_collect(const struct cli *c, int pid,
 	o.col.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
 	/* Every rank's maps read (collect_view.c): for comparing. */
 	o.col.no_links = no_links && *no_links && strcmp(no_links, "0");
+	cli_env_opts(&o.col);
 	return ag_collect(&o, out);
 }
 

@@ -448,7 +448,7 @@ Test(dwtypes, debian_libmpi_falls_back_to_the_provider)
 	    !ef_exists(DT_OMPI_INCDIR "/openmpi/ompi_config.h"))
 		cr_skip_test("Debian's libmpi.so.40 and headers not installed");
 	dir = ef_tmpdir();
-	cr_assert_eq(dt_index_open_mpi(lib, dir, &idx), 0);
+	cr_assert_eq(dt_index_open_mpi(lib, dir, NULL, &idx), 0);
 	/* With the dbgsym package installed the debug file wins. */
 	cr_expect(strstr(dt_index_source(idx), "type provider") ||
 		  strstr(dt_index_source(idx), "separate debug file"),
@@ -473,15 +473,13 @@ Test(dwtypes, no_types_anywhere_lists_the_remedies)
 		cr_skip_test("%s not installed", lib);
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_not_null(f);
-	setenv("MD_OMPI_INCDIR", "/nonexistent", 1);
 	fflush(stderr);
 	saved = dup(2);
 	dup2(fileno(f), 2);
-	r = dt_index_open_mpi(lib, dir, &idx);
+	r = dt_index_open_mpi(lib, dir, "/nonexistent", &idx);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	unsetenv("MD_OMPI_INCDIR");
 	rewind(f);
 	n = fread(err, 1, sizeof(err) - 1, f);
 	err[n] = '\0';
