@@ -11,6 +11,8 @@
 #ifndef MD_DWTYPES_H
 #define MD_DWTYPES_H
 
+#include <stdbool.h>
+
 struct dt_index;
 struct dt_type;
 
@@ -82,6 +84,14 @@ int dt_field_offset(const struct dt_type *type, const char *field);
  */
 int dt_provider_build(const char *cache_dir, const char *incdir,
 		      char **obj_path, char **how);
+
+/*
+ * What is missing in the headers folder incdir (given: it is the user's
+ * MD_OMPI_INCDIR, else the default place) for the type providers, as the
+ * message that names it and the fix (malloc'ed); NULL when mpi.h and
+ * openmpi/ompi_config.h are there.
+ */
+char *dt_headers_missing(const char *incdir, bool given);
 
 /*
  * Types for an Open MPI libmpi: dt_index_open on libmpi_path, and when it
