@@ -232,10 +232,16 @@ static int serve(struct ag_in *in, struct col *c)
 	return -MD_E_INTR;
 }
 
-static int run_agent(struct ag_in *in, const char *dll)
+static int run_agent(struct ag_in *in, const struct col_opts *base)
 {
 	struct ag_job j = { 0 };
-	struct col_opts o = { .dll = dll, .interval_ms = 0 };
+	struct col_opts o = {
+		.dll = base->dll,
+		.interval_ms = 0,
+		.ompi_incdir = base->ompi_incdir,
+		.ompi_srcdir = base->ompi_srcdir,
+		.no_line_memo = base->no_line_memo,
+	};
 	struct col *c = NULL;
 	char *line;
 	int rc;
@@ -286,7 +292,7 @@ void ag_prefer_cpu_session(void)
 	close(fd);
 }
 
-int ag_main(const char *dll, volatile sig_atomic_t *stop)
+int ag_main(const struct col_opts *base, volatile sig_atomic_t *stop)
 {
 	struct ag_in in = { .stop = stop };
 	char host[256] = "";
@@ -312,7 +318,7 @@ int ag_main(const char *dll, volatile sig_atomic_t *stop)
 		return MD_EXIT_ERROR;
 	}
 	pthread_detach(th);
-	rc = run_agent(&in, dll);
+	rc = run_agent(&in, base);
 	if (rc == -MD_E_INTR)
 		md_error("agent on %s: %s: every rank was detached and runs "
 			 "on", host, in.why ? in.why : "interrupted");

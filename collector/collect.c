@@ -521,7 +521,7 @@ int col_open(const struct col_opts *o, struct col **out)
 		return rc;
 	}
 	c->s = snap_new();
-	c->lines = dl_cache_new();
+	c->lines = dl_cache_new(!o->no_line_memo);
 	fill_job(c, job);
 	pt_job_free(job);
 	c->topo = topo_acc_new();
@@ -564,7 +564,7 @@ int col_open_pids(const struct col_opts *o, int nranks,
 	c->o = o;
 	c->external_pace = true;
 	c->syms = es_cache_new();
-	c->lines = dl_cache_new();
+	c->lines = dl_cache_new(!o->no_line_memo);
 	c->s = s = snap_new();
 	gethostname(host, sizeof(host) - 1);
 	s->time = (int64_t)time(NULL);

@@ -86,7 +86,8 @@ void col_ob1_prepare(struct col_rank *cr, struct col_image *im)
 			       "(mca_pml_ob1.so is not loaded)");
 		return;
 	}
-	rc = dt_index_open_ob1(plugin, NULL, &im->ob1_types, &why);
+	rc = dt_index_open_ob1(plugin, NULL, c->o->ompi_incdir,
+			       c->o->ompi_srcdir, &im->ob1_types, &why);
 	if (rc < 0) {
 		char *msg = xasprintf("no type information for %s: %s", plugin,
 				      why ? why : "its DWARF is unreadable");

@@ -38,3 +38,8 @@ int col_find_starter(int pid)
 	tgt_free(t);
 	return found;
 }
+
+enum col_mpi col_launcher_mpi(const char *name)
+{
+	return pt_launcher_mpi(name);
+}

@@ -152,7 +152,8 @@ static struct col_image *image_get(struct col_rank *cr, struct col_dll *d,
 	im->next = c->images;
 	c->images = im;
 	/* One type index per libmpi image, shared by every rank. */
-	im->err = dt_index_open_mpi(libmpi, NULL, &im->types);
+	im->err = dt_index_open_mpi(libmpi, NULL, c->o->ompi_incdir,
+				    &im->types);
 	if (im->err < 0)
 		return im;
 	src = dt_index_source(im->types);

@@ -13,14 +13,17 @@
 
 #include "agent.h"
 #include "md.h"
+#include "proctable.h"
 #include "target.h"
 
 bool ag_is_daemon(int pid)
 {
 	struct tgt_stat st;
 
+	/* Open MPI's only: their ranks name themselves in OMPI_*; a Hydra
+	 * job's are found by proctable_hydra.c. */
 	return tgt_proc_stat(pid, &st) == 0 &&
-	       (!strcmp(st.comm, "orted") || !strcmp(st.comm, "prted"));
+	       pt_daemon_mpi(st.comm) == COL_MPI_OPENMPI;
 }
 
 int ag_daemon_of(int pid)

@@ -92,6 +92,7 @@ struct dl_centry {
 
 struct dl_cache {
 	struct dl_centry *entries;
+	bool memo;		/* tables may answer from a memo */
 };
 
 static const char *intern(struct dl_table *t, const char *s)
@@ -470,7 +471,7 @@ static int open_dwarf(struct dl_table *t, const char *path)
 }
 
 int dl_table_open(const char *elf_path, const struct es_image *syms,
-		  struct dl_table **out)
+		  bool memo, struct dl_table **out)
 {
 	struct dl_table *t;
 	char *dbg = NULL, *how = NULL;
@@ -488,7 +489,7 @@ int dl_table_open(const char *elf_path, const struct es_image *syms,
 	else if (df_find(elf_path, NULL, &dbg, &how) != 0)
 		dbg = NULL;	/* names from the symbol table only */
 	ret = 0;
-	if (dbg && (t->memo = dl_memo_open(elf_path, dbg)))
+	if (dbg && memo && (t->memo = dl_memo_open(elf_path, dbg)))
 		t->later = xstrdup(dbg);
 	else if (dbg)
 		ret = open_dwarf(t, dbg);
@@ -645,9 +646,12 @@ int dl_lookup(const struct dl_table *ct, uint64_t addr, struct dl_loc *loc)
 
 /* ---- cache ---- */
 
-struct dl_cache *dl_cache_new(void)
+struct dl_cache *dl_cache_new(bool memo)
 {
-	return xcalloc(1, sizeof(struct dl_cache));
+	struct dl_cache *c = xcalloc(1, sizeof(*c));
+
+	c->memo = memo;
+	return c;
 }
 
 void dl_cache_free(struct dl_cache *c)
@@ -677,7 +681,7 @@ int dl_cache_get(struct dl_cache *c, const char *elf_path,
 		return -MD_E_NOSYM;
 	HASH_FIND_STR(c->entries, elf_path, e);
 	if (!e) {
-		ret = dl_table_open(elf_path, syms, &nt);
+		ret = dl_table_open(elf_path, syms, c->memo, &nt);
 		if (ret)
 			return ret;
 		e = xmalloc(sizeof(*e));

@@ -9,6 +9,7 @@
 #ifndef MD_DWLINES_H
 #define MD_DWLINES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "elfsym.h"
@@ -28,11 +29,13 @@ struct dl_loc {
  * from its own DWARF or its separate debug file (debugfile.h).  syms (may
  * be NULL; borrowed, must outlive the table) names functions that DWARF
  * does not cover.  A file without DWARF gives a table without lines, not
- * an error.  Returns 0 and *out (dl_table_free), or -MD_E_INPUT after
- * reporting when the file or its DWARF is unreadable.
+ * an error.  With memo, answers come from the memo of an earlier run
+ * where there is one (dwlines_memo.h); without, always from the DWARF.
+ * Returns 0 and *out (dl_table_free), or -MD_E_INPUT after reporting
+ * when the file or its DWARF is unreadable.
  */
 int dl_table_open(const char *elf_path, const struct es_image *syms,
-		  struct dl_table **out);
+		  bool memo, struct dl_table **out);
 /* Free a table; NULL does nothing. */
 void dl_table_free(struct dl_table *t);
 
@@ -52,10 +55,11 @@ long long dl_table_build_ns(const struct dl_table *t);
 int dl_lookup(const struct dl_table *t, uint64_t addr, struct dl_loc *loc);
 
 /*
- * Tables by path, each opened on first use.  dl_cache_get returns 0 and
- * *t (borrowed: valid until dl_cache_free), or the dl_table_open code.
+ * Tables by path, each opened on first use (with memo as given here).
+ * dl_cache_get returns 0 and *t (borrowed: valid until dl_cache_free),
+ * or the dl_table_open code.
  */
-struct dl_cache *dl_cache_new(void);
+struct dl_cache *dl_cache_new(bool memo);
 void dl_cache_free(struct dl_cache *c);
 int dl_cache_get(struct dl_cache *c, const char *elf_path,
 		 const struct es_image *syms, const struct dl_table **t);

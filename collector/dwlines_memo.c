@@ -154,12 +154,11 @@ static void load(struct dl_memo *m)
 
 struct dl_memo *dl_memo_open(const char *elf_path, const char *dwarf_path)
 {
-	const char *off = getenv("MD_NO_LINE_MEMO");
 	struct dl_memo *m;
 	struct stat st;
 	char *id = NULL, *cache;
 
-	if ((off && *off) || strchr(dwarf_path, '\n') ||
+	if (strchr(dwarf_path, '\n') ||
 	    stat(dwarf_path, &st) != 0 || st.st_size < DL_MEMO_MIN_DWARF ||
 	    df_build_id(elf_path, &id) != 0)
 		return NULL;

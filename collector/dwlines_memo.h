@@ -31,8 +31,8 @@ struct dl_memo;
 /*
  * The memo of elf_path, whose DWARF is in dwarf_path (elf_path itself or
  * its separate debug file), read from md_cache_dir()/lines.  NULL when
- * the file is not worth a memo (no build-id, small DWARF) or
- * MD_NO_LINE_MEMO is set.
+ * the file is not worth a memo (no build-id, small DWARF).  The caller
+ * decides whether to use memos at all (col_opts.no_line_memo).
  */
 struct dl_memo *dl_memo_open(const char *elf_path, const char *dwarf_path);
 

@@ -11,6 +11,8 @@
 #ifndef MD_DWTYPES_H
 #define MD_DWTYPES_H
 
+#include <stdbool.h>
+
 struct dt_index;
 struct dt_type;
 
@@ -70,8 +72,8 @@ int dt_field_offset(const struct dt_type *type, const char *field);
 /*
  * Compile the type provider (collector/typeprov/ompi_types.c and
  * peruse.h, compiled into the binary by scripts/embed.sh) with
- * "cc -g -c" against the Open MPI headers in incdir (NULL:
- * $MD_OMPI_INCDIR, else DT_OMPI_INCDIR) into cache_dir (NULL:
+ * "cc -g -c" against the Open MPI headers in incdir (the user's
+ * MD_OMPI_INCDIR; NULL: DT_OMPI_INCDIR) into cache_dir (NULL:
  * $XDG_CACHE_HOME/mpi-deadlock or ~/.cache/mpi-deadlock).  The object is
  * named by a hash of the provider source, the headers' path, size and
  * mtime, so it is built once and reused.  Returns 0, *obj_path and *how
@@ -84,14 +86,22 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 		      char **obj_path, char **how);
 
 /*
+ * What is missing in the headers folder incdir (given: it is the user's
+ * MD_OMPI_INCDIR, else the default place) for the type providers, as the
+ * message that names it and the fix (malloc'ed); NULL when mpi.h and
+ * openmpi/ompi_config.h are there.
+ */
+char *dt_headers_missing(const char *incdir, bool given);
+
+/*
  * Types for an Open MPI libmpi: dt_index_open on libmpi_path, and when it
  * has no DWARF and no debug file, the type provider (dt_provider_build
- * with cache_dir and the default headers).  Returns 0 and *out (its
+ * with cache_dir and incdir).  Returns 0 and *out (its
  * dt_index_source says which of the three it was), or -MD_E_NOTYPES after
  * reporting once what was tried and how to fix it.
  */
 int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
-		      struct dt_index **out);
+		      const char *incdir, struct dt_index **out);
 
 /* ---- the ob1 provider: ob1's layouts from the build's own sources ---- */
 
@@ -105,8 +115,8 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
  * type provider (collector/typeprov/ob1_types.c) with -g against the
  * installed headers (incdir as for dt_provider_build: their config
  * headers are the build's) and, for ob1's own headers, the Open MPI
- * source tree srcdir of the same version (NULL: $MD_OMPI_SRCDIR, else
- * DT_OMPI_SRCROOT/openmpi-<version of the headers>).  Built once into
+ * source tree srcdir of the same version (the user's MD_OMPI_SRCDIR;
+ * NULL: DT_OMPI_SRCROOT/openmpi-<version of the headers>).  Built once into
  * cache_dir, named by a hash of the provider, the headers and the ob1
  * sources.  Returns 0, *obj_path and *how (the caller's); or
  * -MD_E_NOTYPES and *why (the caller's) saying what is missing and the
@@ -118,11 +128,13 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 
 /*
  * Types for ob1's plug-in (mca_pml_ob1.so): its own DWARF or debug file,
- * else the ob1 type provider.  Returns 0 and *out (dt_index_source says
+ * else the ob1 type provider (dt_provider_build_ob1 with cache_dir,
+ * incdir and srcdir).  Returns 0 and *out (dt_index_source says
  * which), or -MD_E_NOTYPES and *why as dt_provider_build_ob1 (or
  * -MD_E_INPUT, reported, for unreadable DWARF).
  */
 int dt_index_open_ob1(const char *plugin, const char *cache_dir,
+		      const char *incdir, const char *srcdir,
 		      struct dt_index **out, char **why);
 
 #endif /* MD_DWTYPES_H */

@@ -30,6 +30,13 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The providers' sources (the Makefile's gen/typeprov.c). */
 extern const unsigned char md_embed_ompi_types_c[], md_embed_ob1_types_c[],
 	md_embed_peruse_h[];
@@ -101,8 +108,8 @@ static void read_version3(const char *path, const char *const prefix[3],
 		fclose(f);
 }
 
-/* "4.1.4" from mpi.h's OMPI_{MAJOR,MINOR,RELEASE}_VERSION. */
-static char *headers_version(const char *incdir)
+/* mpi.h's OMPI_{MAJOR,MINOR,RELEASE}_VERSION into v (-1: none). */
+static void headers_numbers(const char *incdir, int v[3])
 {
 	static const char *const fmt[3] = {
 		"#define OMPI_MAJOR_VERSION ",
@@ -110,13 +117,54 @@ static char *headers_version(const char *incdir)
 		"#define OMPI_RELEASE_VERSION ",
 	};
 	char *p = xasprintf("%s/mpi.h", incdir);
-	int v[3];
 
 	read_version3(p, fmt, v);
 	free(p);
+}
+
+/* "4.1.4" from mpi.h. */
+static char *headers_version(const char *incdir)
+{
+	int v[3];
+
+	headers_numbers(incdir, v);
 	if (v[0] < 0)
 		return xstrdup("(unknown version)");
 	return xasprintf("%d.%d.%d", v[0], v[1], v[2]);
+}
+
+char *dt_headers_missing(const char *incdir, bool given)
+{
+	static const char *const files[] = { "mpi.h",
+					     "openmpi/ompi_config.h" };
+	char *path = NULL, *msg = NULL;
+
+	for (size_t i = 0; i < 2 && !msg; i++) {
+		free(path);
+		path = xasprintf("%s/%s", incdir, files[i]);
+		if (is_file(path))
+			continue;
+		if (!given)
+			msg = xasprintf("no Open MPI headers: %s is not there; "
+					"install them (apt-get install "
+					"libopenmpi-dev) or set MD_OMPI_INCDIR "
+					"to the include folder of the job's "
+					"Open MPI", path);
+		else if (!is_dir(incdir))
+			msg = xasprintf("MD_OMPI_INCDIR=%s is not a folder (no "
+					"%s there): set it to the include "
+					"folder of the job's Open MPI, or unset "
+					"it to use %s", incdir, files[i],
+					DT_OMPI_INCDIR);
+		else
+			msg = xasprintf("MD_OMPI_INCDIR=%s names a folder "
+					"without %s: set it to the include "
+					"folder of the job's Open MPI, or unset "
+					"it to use %s", incdir, files[i],
+					DT_OMPI_INCDIR);
+	}
+	free(path);
+	return msg;
 }
 
 static int write_file(const char *path, const unsigned char *data,
@@ -150,6 +198,9 @@ static int run_cc(char *const argv[], const char *log)
 			dup2(fd, 2);
 		}
 		execvp(argv[0], argv);
+		/* report_cc reads it back. */
+		if (fd >= 0)
+			dprintf(fd, "%s\n", strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &st, 0) < 0)
@@ -164,25 +215,85 @@ struct prov {
 	unsigned long len;
 	const char *name;	/* "ompi_types.c" or "ob1_types.c" */
 	const char *incdir;	/* installed headers */
+	bool incdir_given;	/* incdir is the user's MD_OMPI_INCDIR */
 	const char *srcdir;	/* Open MPI source tree, or NULL */
 };
 
-/* Why cc failed, and the fix, from its exit status. */
-static void report_cc(const char *cc, int st, const struct prov *p,
-		      const char *c, const char *log)
+/* The first line of log that says "error", else its first line; NULL
+ * when it is empty or unreadable.  Malloc'ed. */
+static char *first_error(const char *log)
 {
-	if (st == 127)
-		md_error("type provider: cannot run the C compiler '%s' (see "
-			 "%s): install one (apt-get install gcc) or set CC",
-			 cc, log);
+	char line[512], *first = NULL, *err = NULL;
+	FILE *f = fopen(log, "r");
+
+	while (f && !err && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!*line)
+			continue;
+		if (strstr(line, "error"))
+			err = xstrdup(line);
+		else if (!first)
+			first = xstrdup(line);
+	}
+	if (f)
+		fclose(f);
+	if (err) {
+		free(first);
+		return err;
+	}
+	return first;
+}
+
+/* The headers of a failed compile are not Open MPI 4.x's (v: mpi.h's
+ * version numbers, v[0] -1 without any). */
+static void report_not_4(const struct prov *p, const int v[3],
+			 const char *cc, const char *c, const char *log)
+{
+	char *what = v[0] < 0 ? xstrdup("of no Open MPI (their mpi.h has no "
+					"OMPI_MAJOR_VERSION)")
+			      : xasprintf("of Open MPI %d.%d.%d", v[0],
+					  v[1], v[2]);
+
+	md_error("type provider: the headers in %s are %s, not of an Open "
+		 "MPI 4.x, the only one this provider knows (%s -g -c %s "
+		 "failed, compiler output in %s): %s MD_OMPI_INCDIR to the "
+		 "include folder of the job's Open MPI 4.x%s",
+		 p->incdir, what, cc, c, log,
+		 p->incdir_given ? "fix" : "set",
+		 p->incdir_given ? ", or unset it" : "");
+	free(what);
+}
+
+/*
+ * Why cc failed, and the fix: a compiler that could not run (exit 127,
+ * run_cc's line in the log says why), headers that are not Open MPI 4.x
+ * (mpi.h's OMPI_MAJOR_VERSION), or the compiler's own first error.
+ */
+static void report_cc(const char *cc, bool cc_given, int st,
+		      const struct prov *p, const char *c, const char *log)
+{
+	char *why = first_error(log);
+	int v[3];
+
+	headers_numbers(p->incdir, v);
+	if (st == 127 && cc_given)
+		md_error("type provider: CC=%s is not runnable (%s): set CC "
+			 "to a C compiler, or unset it to use cc",
+			 cc, why ? why : "see its output in the log");
+	else if (st == 127)
+		md_error("type provider: cannot run the C compiler '%s' (%s): "
+			 "install one (apt-get install gcc) or set CC",
+			 cc, why ? why : "see its output in the log");
+	else if (v[0] != 4)
+		report_not_4(p, v, cc, c, log);
 	else
 		md_error("type provider: %s -g -c %s failed against the Open "
-			 "MPI headers in %s%s%s (compiler output in %s): they "
-			 "are not those of an Open MPI 4.x this provider "
-			 "knows; set MD_OMPI_INCDIR to the include folder of "
-			 "the job's Open MPI",
-			 cc, c, p->incdir, p->srcdir ? " and sources in " : "",
-			 p->srcdir ? p->srcdir : "", log);
+			 "MPI %d.%d.%d headers in %s%s%s: %s (compiler output "
+			 "in %s)", cc, c, v[0], v[1], v[2], p->incdir,
+			 p->srcdir ? " and sources in " : "",
+			 p->srcdir ? p->srcdir : "",
+			 why ? why : "no message", log);
+	free(why);
 }
 
 /* Write the sources into dir (a fresh folder) and compile them into
@@ -200,7 +311,9 @@ static int compile_provider(const struct prov *p, const char *dir,
 	char *i3 = xasprintf("-I%s", p->incdir);
 	char *i4 = p->srcdir ? xasprintf("-I%s", p->srcdir) : NULL;
 	char *log = xasprintf("%s/cc.log", dir);
-	const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+	const char *env_cc = getenv("CC");
+	bool cc_given = env_cc && *env_cc;
+	const char *cc = cc_given ? env_cc : "cc";
 	char *argv[] = { (char *)cc, (char *)"-g", (char *)"-c", (char *)"-o",
 			 (char *)obj, c, i1, i2, i3, i4, NULL };
 	int ret = md_mkdir_p(inc), st;
@@ -213,7 +326,7 @@ static int compile_provider(const struct prov *p, const char *dir,
 	if (!ret)
 		ret = write_file(c, p->code, p->len);
 	if (!ret && (st = run_cc(argv, log)) != 0) {
-		report_cc(cc, st, p, c, log);
+		report_cc(cc, cc_given, st, p, c, log);
 		ret = -MD_E_NOTYPES;
 	}
 	free(inc);
@@ -267,19 +380,16 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 {
 	char *cache, *final, *version, *hdr;
 	uint64_t h = 0xcbf29ce484222325ULL;
+	bool given;
 	int ret = 0;
 
 	*obj_path = *how = NULL;
+	given = incdir != NULL;
 	if (!incdir)
-		incdir = getenv("MD_OMPI_INCDIR") && *getenv("MD_OMPI_INCDIR")
-				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
-	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
-	if (!is_file(hdr)) {
-		md_error("type provider: no Open MPI headers: %s is not there; "
-			 "install them (apt-get install libopenmpi-dev) or set "
-			 "MD_OMPI_INCDIR to the include folder of the job's "
-			 "Open MPI",
-			 hdr);
+		incdir = DT_OMPI_INCDIR;
+	hdr = dt_headers_missing(incdir, given);
+	if (hdr) {
+		md_error("type provider: %s", hdr);
 		free(hdr);
 		return -MD_E_NOTYPES;
 	}
@@ -291,7 +401,7 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 	if (!is_file(final)) {
 		struct prov p = { md_embed_ompi_types_c,
 				  md_embed_ompi_types_c_len, "ompi_types.c",
-				  incdir, NULL };
+				  incdir, given, NULL };
 
 		ret = build_in(&p, cache, final);
 	}
@@ -305,12 +415,11 @@ int dt_provider_build(const char *cache_dir, const char *incdir,
 	}
 	free(version);
 	free(cache);
-	free(hdr);
 	return ret;
 }
 
 int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
-		      struct dt_index **out)
+		      const char *incdir, struct dt_index **out)
 {
 	char *obj = NULL, *how = NULL;
 	int ret = dt_index_open(libmpi_path, out, NULL);
@@ -319,7 +428,7 @@ int dt_index_open_mpi(const char *libmpi_path, const char *cache_dir,
 		return ret;
 	md_info("%s has no DWARF and no separate debug file under %s: "
 		"using the type provider", libmpi_path, DF_DEBUG_ROOT);
-	ret = dt_provider_build(cache_dir, NULL, &obj, &how);
+	ret = dt_provider_build(cache_dir, incdir, &obj, &how);
 	if (!ret) {
 		ret = dt_index_open(obj, out, NULL);
 		if (ret == -MD_E_NOTYPES)
@@ -387,17 +496,20 @@ static uint64_t fnv_ob1_sources(uint64_t h, const char *srcdir)
 /* The source tree to use, or NULL with *why. */
 static char *ob1_srcdir(const char *srcdir, const char *version, char **why)
 {
-	const char *env = getenv("MD_OMPI_SRCDIR");
 	char *dir, *hdr;
 
 	if (srcdir)
 		dir = xstrdup(srcdir);
-	else if (env && *env)
-		dir = xstrdup(env);
 	else
 		dir = xasprintf("%s/openmpi-%s", DT_OMPI_SRCROOT, version);
 	hdr = xasprintf("%s/" DT_OB1_DIR "/pml_ob1_comm.h", dir);
-	if (!is_file(hdr))
+	if (!is_file(hdr) && srcdir)
+		*why = xasprintf("MD_OMPI_SRCDIR=%s has no Open MPI %s sources "
+				 "(no %s): set it to the tree of 'apt-get "
+				 "source openmpi' of that version, or unset it "
+				 "to use %s/openmpi-%s", dir, version, hdr,
+				 DT_OMPI_SRCROOT, version);
+	else if (!is_file(hdr))
 		*why = xasprintf("no Open MPI %s sources in %s (ob1's headers "
 				 "are not installed; run 'apt-get source "
 				 "openmpi' in %s, or set MD_OMPI_SRCDIR)",
@@ -418,26 +530,19 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 			  const char *srcdir, char **obj_path, char **how,
 			  char **why)
 {
-	char *cache, *final, *version, *hdr, *tree;
+	char *cache, *final, *version, *tree;
 	uint64_t h = 0xcbf29ce484222325ULL;
+	bool given;
 	int ret = 0;
 
 	*obj_path = *how = *why = NULL;
+	given = incdir != NULL;
 	if (!incdir)
-		incdir = getenv("MD_OMPI_INCDIR") && *getenv("MD_OMPI_INCDIR")
-				 ? getenv("MD_OMPI_INCDIR") : DT_OMPI_INCDIR;
-	hdr = xasprintf("%s/openmpi/ompi_config.h", incdir);
-	version = headers_version(incdir);
-	if (!is_file(hdr)) {
-		*why = xasprintf("no Open MPI headers: %s is not there; install "
-				 "them (apt-get install libopenmpi-dev) or set "
-				 "MD_OMPI_INCDIR",
-				 hdr);
-		free(hdr);
-		free(version);
+		incdir = DT_OMPI_INCDIR;
+	*why = dt_headers_missing(incdir, given);
+	if (*why)
 		return -MD_E_NOTYPES;
-	}
-	free(hdr);
+	version = headers_version(incdir);
 	tree = ob1_srcdir(srcdir, version, why);
 	if (!tree) {
 		free(version);
@@ -452,7 +557,7 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 	if (!is_file(final)) {
 		struct prov p = { md_embed_ob1_types_c,
 				  md_embed_ob1_types_c_len, "ob1_types.c",
-				  incdir, tree };
+				  incdir, given, tree };
 
 		ret = build_in(&p, cache, final);
 	}
@@ -473,6 +578,7 @@ int dt_provider_build_ob1(const char *cache_dir, const char *incdir,
 }
 
 int dt_index_open_ob1(const char *plugin, const char *cache_dir,
+		      const char *incdir, const char *srcdir,
 		      struct dt_index **out, char **why)
 {
 	char *obj = NULL, *how = NULL;
@@ -481,7 +587,8 @@ int dt_index_open_ob1(const char *plugin, const char *cache_dir,
 	*why = NULL;
 	if (ret != -MD_E_NOTYPES)
 		return ret;
-	ret = dt_provider_build_ob1(cache_dir, NULL, NULL, &obj, &how, why);
+	ret = dt_provider_build_ob1(cache_dir, incdir, srcdir, &obj, &how,
+				    why);
 	if (!ret) {
 		ret = dt_index_open(obj, out, NULL);
 		if (ret == -MD_E_NOTYPES)

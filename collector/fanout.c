@@ -111,7 +111,7 @@ static void fail(struct conn *c, const char *fmt, ...)
 static void start(struct fan *f, struct conn *c)
 {
 	int pin[2], pout[2], perr[2];
-	char **argv = ln_argv(&f->ln, c->host);
+	char **argv = ln_argv(&f->ln, c->host), **env;
 
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) ||
 	    pipe2(perr, O_CLOEXEC)) {
@@ -119,6 +119,8 @@ static void start(struct fan *f, struct conn *c)
 		ln_argv_free(argv);
 		return;
 	}
+	/* Made before the fork: the child only calls exec. */
+	env = sl_child_env(f->ln.env, f->ln.launcher == AG_LAUNCH_SRUN);
 	c->pid = fork();
 	if (c->pid == 0) {
 		/*
@@ -136,12 +138,8 @@ static void start(struct fan *f, struct conn *c)
 		dup2(pin[0], 0);
 		dup2(pout[1], 1);
 		dup2(perr[1], 2);
-		for (int i = 0; f->ln.env && f->ln.env[i]; i++)
-			putenv(f->ln.env[i]);
-		if (f->ln.launcher == AG_LAUNCH_SRUN)
-			sl_clean_env();
 		signal(SIGPIPE, SIG_DFL);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, env);
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -151,6 +149,7 @@ static void start(struct fan *f, struct conn *c)
 	c->in = pin[1];
 	c->out = pout[0];
 	c->err = perr[0];
+	free(env);
 	if (c->pid < 0) {
 		fail(c, "fork: %s", strerror(errno));
 		c->pid = -1;

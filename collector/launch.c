@@ -124,7 +124,7 @@ static char *self_path(void)
 int ln_setup(const struct ag_opts *o, int starter_pid, const char *starter,
 	     struct ln_ctx *l)
 {
-	char *rsh = NULL;
+	char *rsh = NULL, *conf = NULL;
 	const char *env;
 	bool batch = false;
 
@@ -158,7 +158,17 @@ int ln_setup(const struct ag_opts *o, int starter_pid, const char *starter,
 	 * allocation): srun --overlap into the job, as the job itself. */
 	if (starter_pid > 0 && (l->launcher == AG_LAUNCH_AUTO ||
 				l->launcher == AG_LAUNCH_SRUN))
-		l->jobid = sl_job_of(starter_pid, starter);
+		l->jobid = sl_job_of(starter_pid, starter, &conf);
+	if (conf) {
+		char *e = xasprintf("SLURM_CONF=%s", conf);
+		int n = 0;
+
+		while (l->env && l->env[n])
+			n++;
+		l->env = strv_push(l->env, &n, e);
+		free(e);
+		free(conf);
+	}
 	if (l->launcher == AG_LAUNCH_AUTO)
 		l->launcher = l->jobid ? AG_LAUNCH_SRUN :
 			      batch ? AG_LAUNCH_MPIRUN : AG_LAUNCH_SSH;

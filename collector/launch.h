@@ -20,7 +20,8 @@ struct ln_ctx {
 	char *jobid;		/* SRUN: the job's Slurm job id */
 	char **mca;		/* the job's "--mca K V" words, NULL-ended */
 	char **env;		/* the job's OMPI_MCA_* and OMPI_ALLOW_*
-				 * entries, NULL-ended */
+				 * entries, and its SLURM_CONF when ours
+				 * has none (sl_job_of), NULL-ended */
 	char *agent;		/* the agent's path on the hosts */
 	const char *dll;	/* --dll passed on, or NULL */
 	bool verbose;

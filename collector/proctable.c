@@ -315,8 +315,8 @@ static int walk_up(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 		}
 		/* A launcher's daemon may carry the launcher's MPIR code
 		 * with an empty table (Open MPI's orted, Hydra's proxy). */
-		if (k == PT_STARTER_EARLY && strcmp(st.comm, "orted") != 0 &&
-		    strcmp(st.comm, "hydra_pmi_proxy") != 0) {
+		if (k == PT_STARTER_EARLY &&
+		    pt_daemon_mpi(st.comm) == COL_MPI_NONE) {
 			/* Its children may still tell the ranks. */
 			if (children_job(cur, job) == 0) {
 				*starter = cur;
@@ -329,7 +329,8 @@ static int walk_up(struct tgt *t, pt_lookup_fn lookup, void *ctx,
 		}
 		*rank_seen |= k == PT_RANK;
 		next = NULL;
-		/* Only a rank (or orted above it) leads up to the starter. */
+		/* Only a rank (or a daemon above it) leads up to the
+		 * starter. */
 		if ((k != PT_OTHER || *rank_seen) && st.ppid > 1)
 			tgt_open_other(cur, st.ppid, &next);
 		if (cur != t)
@@ -398,17 +399,56 @@ int pt_acquire(int pid, pt_lookup_fn lookup, void *ctx, struct pt_job **out)
 	return r;
 }
 
-bool pt_is_launcher(const char *comm)
-{
-	static const char *const names[] = { "mpirun",	"mpiexec",
-					     "orterun", "prterun",
-					     "prte",	"oshrun",
-					     "mpiexec.hydra" };
+/*
+ * The one list of MPI launchers and the one of their daemons, by the
+ * name a process runs as (its comm, or its executable's base name).
+ * Debian's mpirun is a link to orterun, so /proc/PID/exe names orterun
+ * where comm says mpirun; oshrun is Open MPI's OpenSHMEM mpirun; prte
+ * and prterun are PRRTE's (Open MPI 5).  srun is Slurm's, not an MPI
+ * launcher: slurm.c knows it.
+ */
+static const struct pt_name {
+	const char *name;
+	enum col_mpi mpi;
+} launchers[] = {
+	{ "mpirun", COL_MPI_EITHER },	    { "mpiexec", COL_MPI_EITHER },
+	{ "orterun", COL_MPI_OPENMPI },	    { "prterun", COL_MPI_OPENMPI },
+	{ "prte", COL_MPI_OPENMPI },	    { "oshrun", COL_MPI_OPENMPI },
+	{ "mpiexec.hydra", COL_MPI_HYDRA },
+}, daemons[] = {
+	{ "orted", COL_MPI_OPENMPI },	    { "prted", COL_MPI_OPENMPI },
+	{ PT_HYDRA_PROXY, COL_MPI_HYDRA },
+};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (!strcmp(comm, names[i]))
-			return true;
-	return false;
+static enum col_mpi name_in(const struct pt_name *names, size_t n,
+			    const char *name)
+{
+	const char *b;
+
+	if (!name)
+		return COL_MPI_NONE;
+	b = strrchr(name, '/');
+	b = b ? b + 1 : name;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(b, names[i].name))
+			return names[i].mpi;
+	return COL_MPI_NONE;
+}
+
+enum col_mpi pt_launcher_mpi(const char *name)
+{
+	return name_in(launchers, sizeof(launchers) / sizeof(*launchers),
+		       name);
+}
+
+bool pt_is_launcher(const char *name)
+{
+	return pt_launcher_mpi(name) != COL_MPI_NONE;
+}
+
+enum col_mpi pt_daemon_mpi(const char *name)
+{
+	return name_in(daemons, sizeof(daemons) / sizeof(*daemons), name);
 }
 
 /* Level by level: the nearest launcher is the one that matters. */

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "collect.h"
 #include "target.h"
 
 /*
@@ -106,8 +107,22 @@ int pt_hydra_job(struct tgt *t, struct pt_job **out);
 void pt_add_children(struct tgt *parent, struct pt_job *j, const char *host,
 		     const char *rank_var, const char *size_var);
 
-/* Whether comm names an MPI launcher (mpirun, mpiexec, orterun, ...). */
-bool pt_is_launcher(const char *comm);
+/*
+ * The MPI whose launcher (mpirun, mpiexec, orterun, ...) name is: a comm,
+ * or a path by its base name (NULL: none).  COL_MPI_NONE when it names
+ * none.  pt_is_launcher: whether it names one.
+ */
+enum col_mpi pt_launcher_mpi(const char *name);
+bool pt_is_launcher(const char *name);
+
+/* MPICH's Hydra starts one proxy of this name per host. */
+#define PT_HYDRA_PROXY "hydra_pmi_proxy"
+
+/*
+ * The MPI whose launcher's daemon (orted, prted: Open MPI's; Hydra's
+ * proxy) name is, as pt_launcher_mpi; COL_MPI_NONE when none.
+ */
+enum col_mpi pt_daemon_mpi(const char *name);
 
 /*
  * The job's MPI starter: job itself when it is a launcher, else, when

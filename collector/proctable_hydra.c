@@ -14,7 +14,6 @@
 
 #include "md.h"
 
-#define HY_PROXY "hydra_pmi_proxy"
 #define HY_MAX_RANKS (1 << 20)
 
 /* The stat of t; false if it is gone. */
@@ -52,13 +51,14 @@ static struct tgt *find_mpiexec(struct tgt *t)
 	struct tgt *parent = NULL, *up = NULL;
 	struct tgt_stat st;
 
-	if (has_child(t, HY_PROXY))
+	if (has_child(t, PT_HYDRA_PROXY))
 		return t;
 	if (!stat_of(t, &st))
 		return NULL;
-	if (strcmp(st.comm, HY_PROXY) != 0) {
+	if (strcmp(st.comm, PT_HYDRA_PROXY) != 0) {
 		if (tgt_open_other(t, st.ppid, &parent) < 0 ||
-		    !stat_of(parent, &st) || strcmp(st.comm, HY_PROXY) != 0) {
+		    !stat_of(parent, &st) ||
+		    strcmp(st.comm, PT_HYDRA_PROXY) != 0) {
 			tgt_free(parent);
 			return NULL;
 		}
@@ -138,7 +138,7 @@ static struct pt_job *job_of(struct tgt *mpiexec)
 			struct tgt_stat st;
 
 			if (tgt_open_other(mpiexec, kids[i], &c) == 0 &&
-			    stat_of(c, &st) && !strcmp(st.comm, HY_PROXY))
+			    stat_of(c, &st) && !strcmp(st.comm, PT_HYDRA_PROXY))
 				pt_add_children(c, j, host, "PMI_RANK",
 						"PMI_SIZE");
 			tgt_free(c);

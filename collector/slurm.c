@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "md.h"
+#include "proctable.h"
 #include "target.h"
 
 extern char **environ;
@@ -40,7 +41,9 @@ static char *last_line(const char *text)
 	return xstrndup(start, (size_t)(end - start));
 }
 
-int sl_capture(char *const argv[], char **out, char **err)
+/* sl_capture with env (NULL: ours) for the child. */
+static int capture(char *const argv[], char *const env[], char **out,
+		   char **err)
 {
 	int po[2], pe[2], status = 0, rc = -1;
 	char *ebuf = xstrdup("");
@@ -64,7 +67,7 @@ int sl_capture(char *const argv[], char **out, char **err)
 			dup2(null, 0);
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, env ? env : environ);
 		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -114,6 +117,11 @@ int sl_capture(char *const argv[], char **out, char **err)
 	return rc;
 }
 
+int sl_capture(char *const argv[], char **out, char **err)
+{
+	return capture(argv, NULL, out, err);
+}
+
 bool sl_is_srun(const char *exe)
 {
 	const char *b;
@@ -139,22 +147,38 @@ char *sl_field(const char *line, const char *key)
 	return NULL;
 }
 
-void sl_clean_env(void)
+/* Whether entry ("NAME=VALUE") sets a variable that one of set sets. */
+static bool set_by(const char *entry, char *const *set)
 {
-	for (;;) {
-		char *name = NULL;
+	size_t n = strcspn(entry, "=");
 
-		for (char **e = environ; e && *e; e++)
-			if (!strncmp(*e, "SLURM_", 6) &&
-			    strncmp(*e, "SLURM_CONF=", 11)) {
-				name = xstrndup(*e, strcspn(*e, "="));
-				break;
-			}
-		if (!name)
-			return;
-		unsetenv(name);
-		free(name);
+	for (; set && *set; set++)
+		if (!strncmp(*set, entry, n) && (*set)[n] == '=')
+			return true;
+	return false;
+}
+
+char **sl_child_env(char *const *set, bool srun)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	for (char *const *s = set; s && *s; s++)
+		n++;
+	env = xcalloc(n + 1, sizeof(*env));
+	for (char **e = environ; e && *e; e++) {
+		if (srun && !strncmp(*e, "SLURM_", 6) &&
+		    strncmp(*e, "SLURM_CONF=", 11))
+			continue;
+		if (!set_by(*e, set))
+			env[k++] = *e;
 	}
+	for (char *const *s = set; s && *s; s++)
+		env[k++] = *s;
+	env[k] = NULL;
+	return env;
 }
 
 /* The value of name in a NUL-separated environ block, or NULL. */
@@ -168,19 +192,22 @@ static const char *env_get(const char *text, size_t len, const char *name)
 	return NULL;
 }
 
-/* The step whose srun is pid on this host: its job id. */
-static char *job_by_srun(int pid)
+/* The step whose srun is pid on this host: its job id; conf: the
+ * SLURM_CONF to ask with, or NULL for ours. */
+static char *job_by_srun(int pid, const char *conf)
 {
 	char a0[] = "scontrol", a1[] = "-o", a2[] = "show", a3[] = "step";
 	char *argv[] = { a0, a1, a2, a3, NULL };
 	char host[256] = "", *out = NULL, *save = NULL, *job = NULL;
-	char *want;
+	char *want, *set[2] = { NULL, NULL }, **env;
 
 	if (gethostname(host, sizeof(host) - 1))
 		return NULL;
 	host[strcspn(host, ".")] = 0;
 	want = xasprintf("%s:%d", host, pid);
-	if (sl_capture(argv, &out, NULL) == 0) {
+	set[0] = conf ? xasprintf("SLURM_CONF=%s", conf) : NULL;
+	env = set[0] ? sl_child_env(set, false) : NULL;
+	if (capture(argv, env, &out, NULL) == 0) {
 		for (char *l = strtok_r(out, "\n", &save); l && !job;
 		     l = strtok_r(NULL, "\n", &save)) {
 			char *sp = sl_field(l, "SrunHost:Pid");
@@ -192,40 +219,31 @@ static char *job_by_srun(int pid)
 			free(step);
 		}
 	}
+	free(env);
+	free(set[0]);
 	free(out);
 	free(want);
 	return job;
 }
 
-char *sl_job_of(int pid, const char *exe)
+char *sl_job_of(int pid, const char *exe, char **conf)
 {
 	char *text = NULL, *job = NULL;
 	const char *v;
 	size_t len = 0;
 
+	*conf = NULL;
 	if (tgt_proc_strings(pid, "environ", &text, &len) == 0) {
 		if ((v = env_get(text, len, "SLURM_JOB_ID")) && *v)
 			job = xstrdup(v);
 		if (!getenv("SLURM_CONF") &&
 		    (v = env_get(text, len, "SLURM_CONF")))
-			setenv("SLURM_CONF", v, 1);
+			*conf = xstrdup(v);
 		free(text);
 	}
 	if (!job && sl_is_srun(exe))
-		job = job_by_srun(pid);
+		job = job_by_srun(pid, *conf);
 	return job;
-}
-
-static bool is_mpirun(const char *exe)
-{
-	const char *b;
-
-	if (!exe)
-		return false;
-	b = strrchr(exe, '/');
-	b = b ? b + 1 : exe;
-	return !strcmp(b, "mpirun") || !strcmp(b, "mpiexec") ||
-	       !strcmp(b, "orterun") || !strcmp(b, "prterun");
 }
 
 int sl_starter_of(int pid)
@@ -235,7 +253,7 @@ int sl_starter_of(int pid)
 
 	if (tgt_proc_exe(pid, &exe) == 0 && sl_is_srun(exe) &&
 	    tgt_proc_parent(pid, &ppid, comm) == 0 && ppid > 1 &&
-	    tgt_proc_exe(ppid, &pexe) == 0 && is_mpirun(pexe)) {
+	    tgt_proc_exe(ppid, &pexe) == 0 && pt_is_launcher(pexe)) {
 		md_info("pid %d is the srun that %s (pid %d) started for its "
 			"daemons: collecting through %s", pid, pexe, ppid, pexe);
 		r = ppid;

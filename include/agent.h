@@ -51,13 +51,15 @@ enum ag_launcher {
 };
 
 /*
- * Run as an agent on fds 0 and 1 (`mpi-deadlock agent`).  dll is --dll
- * or NULL; stop is the signal flag.  When the input or the output
+ * Run as an agent on fds 0 and 1 (`mpi-deadlock agent`).  base holds the
+ * agent's own settings (dll: --dll or NULL, the type providers' folders,
+ * no_line_memo; borrowed), the front end sends the rest; stop is the
+ * signal flag.  When the input or the output
  * closes, or a signal comes, every rank is detached and it returns
  * MD_EXIT_ERROR with one line on stderr; after a snapshot was sent it
  * returns 0.
  */
-int ag_main(const char *dll, volatile sig_atomic_t *stop);
+int ag_main(const struct col_opts *base, volatile sig_atomic_t *stop);
 
 /* Where the time of a many-host collection went (nanoseconds). */
 struct ag_stats {

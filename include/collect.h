@@ -88,6 +88,12 @@ struct col_opts {
 	bool progress;		/* show progress on stderr (a terminal) */
 	bool no_ob1;		/* do not read ob1's queues (DLL only) */
 	bool no_links;		/* every rank's view from its maps */
+	/* The type providers' Open MPI headers and sources (main/:
+	 * MD_OMPI_INCDIR, MD_OMPI_SRCDIR); NULL: the default places. */
+	const char *ompi_incdir;
+	const char *ompi_srcdir;
+	bool no_line_memo;	/* never a memo of source lines (main/:
+				 * MD_NO_LINE_MEMO): read the DWARF */
 	/* Set asynchronously by a SIGINT/SIGTERM handler; the collector
 	 * checks it between steps, detaches everything and returns
 	 * -MD_E_INTR. May be NULL. */
@@ -164,5 +170,20 @@ int col_proc_children(int pid, int **pids, int *n);
  * descendants (a wrapper script, sh -c, time), else pid.
  */
 int col_find_starter(int pid);
+
+/* Whose launcher a name is (col_launcher_mpi). */
+enum col_mpi {
+	COL_MPI_NONE,		/* no MPI launcher (daemon) we know */
+	COL_MPI_EITHER,		/* mpirun, mpiexec: Open MPI's or MPICH's */
+	COL_MPI_OPENMPI,	/* orterun, prterun, ... */
+	COL_MPI_HYDRA,		/* MPICH's Hydra: mpiexec.hydra */
+};
+
+/*
+ * The MPI whose launcher name is (a command or a path, by its base
+ * name), from the collector's one list of launchers; COL_MPI_NONE when
+ * it is none of them.
+ */
+enum col_mpi col_launcher_mpi(const char *name);
 
 #endif /* MD_COLLECT_H */

@@ -27,15 +27,19 @@ bool sl_is_srun(const char *exe);
  * be NULL): SLURM_JOB_ID of its environment (mpirun or srun inside an
  * allocation), else, for srun, the step whose SrunHost:Pid is this host
  * and pid (`scontrol -o show step`).  Returns a malloc'ed job id, or NULL
- * when it is not a Slurm job (nothing printed).  SLURM_CONF of the
- * starter's environment is used when ours has none.
+ * when it is not a Slurm job (nothing printed).  When ours has no
+ * SLURM_CONF and the starter's environment has one, *conf is it
+ * (malloc'ed; else NULL): scontrol is asked with it, and so must be the
+ * Slurm commands the caller starts for the job.  Our own environment is
+ * not changed.
  */
-char *sl_job_of(int pid, const char *exe);
+char *sl_job_of(int pid, const char *exe, char **conf);
 
 /*
  * pid, or, when pid is the srun an mpirun started for its daemons (its
- * parent is mpirun, mpiexec, orterun or prterun), that mpirun: the
- * process whose table names the ranks.
+ * parent is an MPI launcher: mpirun, mpiexec, orterun, prterun, ...;
+ * collector/proctable.c's list), that mpirun: the process whose table
+ * names the ranks.
  */
 int sl_starter_of(int pid);
 
@@ -45,9 +49,15 @@ int sl_starter_of(int pid);
  */
 char *sl_field(const char *line, const char *key);
 
-/* Remove every SLURM_* variable but SLURM_CONF from the environment: an
- * srun started from inside a step must not take that step's settings
- * (task counts, distribution) for its own. */
-void sl_clean_env(void);
+/*
+ * The environment of a child the tool starts (for execvpe): ours with
+ * each "NAME=VALUE" of set (NULL-ended, may be NULL) in place of the
+ * variable of that name, and, when srun, without any SLURM_* but
+ * SLURM_CONF: an srun started from inside a step must not take that
+ * step's settings (task counts, distribution) for its own.  A new
+ * NULL-ended array (free it alone) of strings borrowed from environ and
+ * set, valid while they are; our own environment is not changed.
+ */
+char **sl_child_env(char *const *set, bool srun);
 
 #endif /* MD_SLURM_H */

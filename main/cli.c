@@ -167,20 +167,29 @@ static void cli_defaults(struct cli *c)
 	c->agent_timeout_s = 30;
 }
 
+/* --launcher's words, by enum ag_launcher. */
+static const char *const cli_launchers[] = {
+	[AG_LAUNCH_AUTO] = "auto",
+	[AG_LAUNCH_SSH] = "ssh",
+	[AG_LAUNCH_MPIRUN] = "mpirun",
+	[AG_LAUNCH_SRUN] = "srun",
+};
+
+const char *cli_launcher_name(enum ag_launcher l)
+{
+	return cli_launchers[l];
+}
+
 static int cli_launcher(const char *arg, enum ag_launcher *out)
 {
-	if (!strcmp(arg, "auto"))
-		*out = AG_LAUNCH_AUTO;
-	else if (!strcmp(arg, "ssh"))
-		*out = AG_LAUNCH_SSH;
-	else if (!strcmp(arg, "mpirun"))
-		*out = AG_LAUNCH_MPIRUN;
-	else if (!strcmp(arg, "srun"))
-		*out = AG_LAUNCH_SRUN;
-	else
-		return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun, srun",
-			       arg);
-	return 0;
+	for (size_t i = 0; i < sizeof(cli_launchers) / sizeof(*cli_launchers);
+	     i++)
+		if (!strcmp(arg, cli_launchers[i])) {
+			*out = (enum ag_launcher)i;
+			return 0;
+		}
+	return cli_bad("--launcher: '%s' is not one of auto, ssh, mpirun, srun",
+		       arg);
 }
 
 /* One option; returns 0 or MD_EXIT_USAGE (reported). */
@@ -377,6 +386,21 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	return cli_operands(argc, argv, c);
 }
 
+/* A set, non-empty variable's value, else NULL. */
+static const char *cli_env(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+void cli_env_opts(struct col_opts *o)
+{
+	o->ompi_incdir = cli_env("MD_OMPI_INCDIR");
+	o->ompi_srcdir = cli_env("MD_OMPI_SRCDIR");
+	o->no_line_memo = cli_env("MD_NO_LINE_MEMO") != NULL;
+}
+
 int cli_collect(const struct cli *c, int pid,
 		const volatile sig_atomic_t *stop, struct snap **out)
 {
@@ -401,6 +425,7 @@ int cli_collect(const struct cli *c, int pid,
 	o.col.no_ob1 = no_ob1 && *no_ob1 && strcmp(no_ob1, "0");
 	/* Every rank's maps read (collect_view.c): for comparing. */
 	o.col.no_links = no_links && *no_links && strcmp(no_links, "0");
+	cli_env_opts(&o.col);
 	return ag_collect(&o, out);
 }
 

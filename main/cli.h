@@ -67,8 +67,19 @@ struct cli {
  */
 int cli_parse(int argc, char **argv, struct cli *c);
 
+/* The --launcher word of l: "auto", "ssh", "mpirun" or "srun". */
+const char *cli_launcher_name(enum ag_launcher l);
+
 /* The --help text: every subcommand, option and exit code. */
 void cli_usage(FILE *out);
+
+/*
+ * The collection's settings that come from the environment, into o:
+ * MD_OMPI_INCDIR, MD_OMPI_SRCDIR (the type providers' Open MPI headers
+ * and sources) and MD_NO_LINE_MEMO, each when set and not empty.  Only
+ * main/ reads them; the collector is told.
+ */
+void cli_env_opts(struct col_opts *o);
 
 /*
  * Collect a snapshot of the job whose starter (or rank) is pid, with the

@@ -119,8 +119,12 @@ int main(int argc, char **argv)
 		return run_job(&c, &md_stop);
 	case CLI_GSTACK:
 		return gstack_main(&c, &md_stop);
-	case CLI_AGENT:
-		return ag_main(c.dll, &md_stop);
+	case CLI_AGENT: {
+		struct col_opts o = { .dll = c.dll };
+
+		cli_env_opts(&o);
+		return ag_main(&o, &md_stop);
+	}
 	}
 	return MD_EXIT_ERROR;
 }

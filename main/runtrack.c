@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect.h"
 #include "md.h"
 
 #define RT_LIB "lib/mpi-deadlock/libmdtrack.so"
@@ -99,20 +100,22 @@ enum rt_launcher rt_launcher_of(const char *cmd)
 	char *real = rt_resolve(cmd);
 	const char *rbase;
 	enum rt_launcher l = RT_OTHER;
+	enum col_mpi mpi;
 
 	base = base ? base + 1 : cmd;
 	if (!real)
 		return RT_OTHER;
 	rbase = strrchr(real, '/');
 	rbase = rbase ? rbase + 1 : real;
-	if (!strcmp(rbase, "orterun") || !strcmp(rbase, "prterun") ||
-	    strstr(rbase, "openmpi"))
+	mpi = col_launcher_mpi(rbase);
+	if (mpi == COL_MPI_OPENMPI || strstr(rbase, "openmpi"))
 		l = RT_OPENMPI;
-	else if (strstr(rbase, "hydra") || strstr(rbase, "mpich"))
+	else if (mpi == COL_MPI_HYDRA || strstr(rbase, "hydra") ||
+		 strstr(rbase, "mpich"))
 		l = RT_HYDRA;
 	/* A launcher name whose file says nothing: Open MPI's by default
 	 * only when its directory says so. */
-	else if ((!strcmp(base, "mpirun") || !strcmp(base, "mpiexec")) &&
+	else if (col_launcher_mpi(base) == COL_MPI_EITHER &&
 		 strstr(real, "openmpi"))
 		l = RT_OPENMPI;
 	free(real);

@@ -288,11 +288,8 @@ static char **sj_remote_argv(const struct cli *c, const struct sj_step *st,
 	sj_push_int(&v, &n, "--interval", c->interval_ms);
 	sj_push_int(&v, &n, "--agent-timeout", c->agent_timeout_s);
 	if (c->launcher != AG_LAUNCH_AUTO) {
-		static const char *const names[] = { "auto", "ssh", "mpirun",
-						     "srun" };
-
 		sj_push(&v, &n, "--launcher");
-		sj_push(&v, &n, names[c->launcher]);
+		sj_push(&v, &n, cli_launcher_name(c->launcher));
 	}
 	if (c->rsh) {
 		sj_push(&v, &n, "--rsh");
@@ -327,7 +324,7 @@ static int sj_remote(const struct cli *c, const struct sj_step *st,
 	int pe[2], status = 0, rc;
 	size_t ll = 0;
 	bool srun_failed = false, signalled = false;
-	char *srun_err = NULL;
+	char *srun_err = NULL, *hop[2] = { NULL, NULL }, **env;
 	pid_t pid;
 
 	md_info("step %s: its srun is pid %d on %s: running the front end "
@@ -337,6 +334,9 @@ static int sj_remote(const struct cli *c, const struct sj_step *st,
 		sj_argv_free(argv);
 		return MD_EXIT_ERROR;
 	}
+	/* There, the step's host must be its own: never a second hop. */
+	hop[0] = xasprintf("MD_SLURM_HOP=%s", st->host);
+	env = sl_child_env(hop, true);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -348,16 +348,15 @@ static int sj_remote(const struct cli *c, const struct sj_step *st,
 		if (null >= 0)
 			dup2(null, 0);
 		dup2(pe[1], 2);
-		sl_clean_env();
-		/* There, the step's host must be its own: never a second hop. */
-		setenv("MD_SLURM_HOP", st->host, 1);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, env);
 		fprintf(stderr, "srun: error: %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
 	close(pe[1]);
 	sj_argv_free(argv);
+	free(env);
+	free(hop[0]);
 	if (pid < 0) {
 		md_error("fork: %s", strerror(errno));
 		close(pe[0]);

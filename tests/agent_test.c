@@ -13,6 +13,7 @@
 
 #include "../collector/launch.h"
 #include "md.h"
+#include "slurm.h"
 #include "snap.h"
 #include "support/snapbuild.h"
 
@@ -326,6 +327,68 @@ Test(agent, auto_picks_srun_into_the_job_inside_a_slurm_allocation)
 			       "/opt/md/bin/mpi-deadlock agent");
 	free(text);
 	ln_free(&l);
+}
+
+/* The job's SLURM_CONF reaches the agents' srun, not our environment. */
+Test(agent, slurm_conf_of_the_job_goes_to_the_srun_only)
+{
+	static char job[] = "SLURM_JOB_ID=4242",
+		    conf[] = "SLURM_CONF=/etc/slurm-job/slurm.conf";
+	char *envp[] = { job, conf, NULL };
+	struct ag_opts o = { .launcher = AG_LAUNCH_AUTO,
+			     .agent = "/opt/md/bin/mpi-deadlock" };
+	struct ln_ctx l;
+	pid_t pid;
+	bool found = false;
+
+	unsetenv("SLURM_CONF");
+	pid = fake_starter(envp);
+	cr_assert_eq(ln_setup(&o, pid, "/usr/bin/orterun", &l), 0);
+	end(pid);
+	cr_expect_eq(l.launcher, AG_LAUNCH_SRUN);
+	for (int i = 0; l.env && l.env[i]; i++)
+		found |= !strcmp(l.env[i], conf);
+	cr_expect(found, "SLURM_CONF is not in the launcher's environment");
+	cr_expect_null(getenv("SLURM_CONF"), "our environment changed");
+	ln_free(&l);
+}
+
+/* An srun from inside a step: the step's SLURM_* are left out of the
+ * child's environment, SLURM_CONF and the rest kept, ours untouched. */
+Test(agent, srun_child_environment_drops_the_steps_slurm_settings)
+{
+	char over[] = "MD_TEST_X=new", add[] = "MD_SLURM_HOP=node1";
+	char *set[] = { over, add, NULL }, **env;
+	int ntasks = 0, conf = 0, x = 0, hop = 0, path = 0;
+
+	setenv("SLURM_NTASKS", "4", 1);
+	setenv("SLURM_CONF", "/etc/slurm/slurm.conf", 1);
+	setenv("MD_TEST_X", "old", 1);
+	env = sl_child_env(set, true);
+	for (int i = 0; env[i]; i++) {
+		ntasks += !strncmp(env[i], "SLURM_NTASKS=", 13);
+		conf += !strcmp(env[i], "SLURM_CONF=/etc/slurm/slurm.conf");
+		x += !strncmp(env[i], "MD_TEST_X=", 10);
+		x += 10 * !strcmp(env[i], "MD_TEST_X=new");
+		hop += !strcmp(env[i], "MD_SLURM_HOP=node1");
+		path += !strncmp(env[i], "PATH=", 5);
+	}
+	free(env);
+	cr_expect_eq(ntasks, 0);
+	cr_expect_eq(conf, 1);
+	cr_expect_eq(x, 11, "MD_TEST_X once, the new value");
+	cr_expect_eq(hop, 1);
+	cr_expect_eq(path, !!getenv("PATH"));
+	cr_expect_str_eq(getenv("SLURM_NTASKS"), "4", "ours is untouched");
+	env = sl_child_env(NULL, false);
+	ntasks = 0;
+	for (int i = 0; env[i]; i++)
+		ntasks += !strcmp(env[i], "SLURM_NTASKS=4");
+	free(env);
+	cr_expect_eq(ntasks, 1, "only srun's child loses them");
+	unsetenv("SLURM_NTASKS");
+	unsetenv("SLURM_CONF");
+	unsetenv("MD_TEST_X");
 }
 
 Test(agent, srun_launcher_outside_slurm_is_refused_with_the_fix)

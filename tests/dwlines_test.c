@@ -122,7 +122,7 @@ Test(dwlines, call_sites_map_to_their_function_file_and_line)
 	struct lprog p = build("-g -O0");
 	struct dl_table *t;
 
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	expect_call_sites(t, &p);
 	cr_expect_gt(dl_table_nrows(t), 0);
 	dl_table_free(t);
@@ -134,7 +134,7 @@ Test(dwlines, call_sites_are_right_when_optimised)
 	struct lprog p = build("-g -O2");
 	struct dl_table *t;
 
-	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, NULL, true, &t), 0);
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	free_lprog(&p);
@@ -173,7 +173,7 @@ Test(dwlines, a_header_function_first_in_the_unit_is_named_by_the_header)
 	uint64_t addr;
 	int line;
 
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	call_site(&p, 0, &addr, &line);
 	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
 	cr_expect_str_eq(loc.func, "in_header");
@@ -194,7 +194,7 @@ Test(dwlines, lines_come_from_the_separate_debug_file)
 	cr_assert_eq(ef_sh("objcopy --only-keep-debug '%s' '%s' && objcopy "
 			   "--strip-debug --add-gnu-debuglink='%s' '%s' '%s'",
 			   p.path, dbg, dbg, p.path, stripped), 0);
-	cr_assert_eq(dl_table_open(stripped, NULL, &t), 0);
+	cr_assert_eq(dl_table_open(stripped, NULL, true, &t), 0);
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	free(stripped);
@@ -210,7 +210,7 @@ Test(dwlines, without_dwarf_names_come_from_the_symbol_table)
 	uint64_t addr;
 	int line;
 
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	cr_expect_eq(dl_table_nrows(t), 0);
 	call_site(&p, 0, &addr, &line);
 	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
@@ -227,7 +227,7 @@ Test(dwlines, address_outside_any_code_is_not_found)
 	struct dl_table *t;
 	struct dl_loc loc;
 
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	cr_expect_eq(dl_lookup(t, 0x10, &loc), -MD_E_NOSYM);
 	dl_table_free(t);
 	free_lprog(&p);
@@ -236,7 +236,7 @@ Test(dwlines, address_outside_any_code_is_not_found)
 Test(dwlines, cache_builds_a_table_once_per_file)
 {
 	struct lprog p = build("-g -O0");
-	struct dl_cache *c = dl_cache_new();
+	struct dl_cache *c = dl_cache_new(true);
 	const struct dl_table *a, *b;
 
 	cr_assert_eq(dl_cache_get(c, p.path, p.img, &a), 0);
@@ -258,11 +258,10 @@ Test(dwlines, source_built_libmpi_lines_build_in_reasonable_time)
 	if (!prefix)
 		cr_skip_test("no source-built Open MPI (run "
 			     "scripts/build-openmpi.sh)");
-	/* The DWARF itself, not a memo of an earlier run. */
-	setenv("MD_NO_LINE_MEMO", "1", 1);
 	lib = xasprintf("%s/lib/libmpi.so", prefix);
 	cr_assert_eq(es_image_open(lib, &img), 0);
-	cr_assert_eq(dl_table_open(lib, img, &t), 0);
+	/* The DWARF itself, not a memo of an earlier run. */
+	cr_assert_eq(dl_table_open(lib, img, false, &t), 0);
 	fprintf(stderr, "dwlines: libmpi line table opened: %u rows, %.3f s\n",
 		dl_table_nrows(t), dl_table_build_ns(t) / 1e9);
 	cr_assert_eq(es_lookup(img, "PMPI_Recv", &v), 0);
@@ -348,7 +347,7 @@ Test(dwlines, reads_only_the_compilation_units_that_lookups_need)
 	unsigned after_one;
 	int line;
 
-	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, NULL, true, &t), 0);
 	cr_expect_eq(dl_table_nrows(t), 0, "nothing is read before a lookup");
 	call_site(&p, 0, &addr, &line);
 	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
@@ -372,7 +371,7 @@ Test(dwlines, units_without_aranges_are_found_after_units_with_them)
 	if (ef_sh("command -v clang >/dev/null") != 0)
 		cr_skip_test("no clang to build a unit without .debug_aranges");
 	p = build_two("cc", "clang");
-	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, NULL, true, &t), 0);
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	free_lprog(&p);
@@ -386,7 +385,7 @@ Test(dwlines, a_file_without_any_aranges_still_gives_lines)
 	if (ef_sh("command -v clang >/dev/null") != 0)
 		cr_skip_test("no clang to build a unit without .debug_aranges");
 	p = build_two("clang", "clang");
-	cr_assert_eq(dl_table_open(p.path, NULL, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, NULL, true, &t), 0);
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	free_lprog(&p);
@@ -404,7 +403,6 @@ static struct lprog build_memo(char **cache)
 	free(src);
 	*cache = xasprintf("%s/cache", p.dir);
 	setenv("XDG_CACHE_HOME", *cache, 1);
-	unsetenv("MD_NO_LINE_MEMO");
 	return p;
 }
 
@@ -417,7 +415,7 @@ Test(dwlines, a_memo_answers_the_next_collection_without_the_dwarf)
 	uint64_t addr;
 	int line;
 
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	expect_call_sites(t, &p);
 	cr_expect_eq(dl_lookup(t, 0x10, &loc), -MD_E_NOSYM);
 	cr_expect_gt(dl_table_nrows(t), 0);
@@ -429,7 +427,7 @@ Test(dwlines, a_memo_answers_the_next_collection_without_the_dwarf)
 
 	/* Every address asked before, and the one without an answer, come
 	 * from the memo: no line of DWARF is read. */
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	expect_call_sites(t, &p);
 	cr_expect_eq(dl_lookup(t, 0x10, &loc), -MD_E_NOSYM);
 	cr_expect_eq(dl_table_nrows(t), 0);
@@ -438,6 +436,35 @@ Test(dwlines, a_memo_answers_the_next_collection_without_the_dwarf)
 	cr_assert_eq(dl_lookup(t, addr - 1, &loc), 0);
 	cr_expect_gt(dl_table_nrows(t), 0);
 	dl_table_free(t);
+	free(cache);
+	free_lprog(&p);
+}
+
+/* MD_NO_LINE_MEMO (main/ turns it into memo false): the DWARF is read
+ * although a memo would answer, and no memo is written. */
+Test(dwlines, without_memo_the_dwarf_answers_and_no_memo_is_written)
+{
+	char *cache, *out;
+	struct lprog p = build_memo(&cache);
+	struct dl_cache *c = dl_cache_new(false);
+	const struct dl_table *ct;
+	struct dl_table *t;
+
+	cr_assert_eq(dl_table_open(p.path, p.img, false, &t), 0);
+	expect_call_sites(t, &p);
+	cr_expect_gt(dl_table_nrows(t), 0);
+	dl_table_free(t);
+	out = ef_output("ls '%s'/mpi-deadlock/lines 2>/dev/null", cache);
+	cr_expect(!out || !*out, "a memo was written: %s", out ? out : "");
+	free(out);
+
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
+	expect_call_sites(t, &p);
+	dl_table_free(t);
+	cr_assert_eq(dl_cache_get(c, p.path, p.img, &ct), 0);
+	expect_call_sites(ct, &p);
+	cr_expect_gt(dl_table_nrows(ct), 0, "the cache's table read DWARF");
+	dl_cache_free(c);
 	free(cache);
 	free_lprog(&p);
 }
@@ -451,7 +478,7 @@ Test(dwlines, a_memo_of_other_dwarf_or_a_damaged_memo_is_not_used)
 	uint64_t addr;
 	int line;
 
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	memo = ef_output("ls '%s'/mpi-deadlock/lines/*", cache);
@@ -463,7 +490,7 @@ Test(dwlines, a_memo_of_other_dwarf_or_a_damaged_memo_is_not_used)
 	call_site(&p, 0, &addr, &line);
 	cr_assert_eq(ef_sh("sed -i 's/caller_one/liar/' '%s' && touch -d "
 			   "'2030-01-01 00:00:00' '%s'", memo, p.path), 0);
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	cr_assert_eq(dl_lookup(t, addr, &loc), 0);
 	cr_expect_str_eq(loc.func, "caller_one");
 	cr_expect_gt(dl_table_nrows(t), 0, "the DWARF was read");
@@ -473,11 +500,11 @@ Test(dwlines, a_memo_of_other_dwarf_or_a_damaged_memo_is_not_used)
 	 * the answers stay right. */
 	cr_assert_eq(ef_sh("printf 'garbage\\n1\\tx\\n%%s' '1234\\t0' >> '%s'",
 			   memo), 0);
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	cr_assert_eq(ef_sh("chmod 666 '%s'", memo), 0);
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	expect_call_sites(t, &p);
 	cr_expect_gt(dl_table_nrows(t), 0, "a world-writable memo is not read");
 	dl_table_free(t);
@@ -495,7 +522,7 @@ Test(dwlines, small_dwarf_or_no_build_id_gets_no_memo)
 
 	cache = xasprintf("%s/cache", p.dir);
 	setenv("XDG_CACHE_HOME", cache, 1);
-	cr_assert_eq(dl_table_open(p.path, p.img, &t), 0);
+	cr_assert_eq(dl_table_open(p.path, p.img, true, &t), 0);
 	expect_call_sites(t, &p);
 	dl_table_free(t);
 	out = ef_output("ls -A '%s' 2>/dev/null; true", cache);
@@ -507,7 +534,7 @@ Test(dwlines, small_dwarf_or_no_build_id_gets_no_memo)
 	q = build_src(prog_src, "-g -O0 -Wl,--build-id=none");
 	cache = xasprintf("%s/cache", q.dir);
 	setenv("XDG_CACHE_HOME", cache, 1);
-	cr_assert_eq(dl_table_open(q.path, q.img, &t), 0);
+	cr_assert_eq(dl_table_open(q.path, q.img, true, &t), 0);
 	expect_call_sites(t, &q);
 	dl_table_free(t);
 	out = ef_output("ls -A '%s' 2>/dev/null; true", cache);

@@ -12,6 +12,7 @@
 #include "../collector/dwtypes.h"
 #include "md.h"
 #include "support/elf_fixture.h"
+#include "support/tracee.h"
 
 /* Two units: a.c sees struct opaque only declared (and first), b.c
  * defines it.  main prints the compiler's own answers. */
@@ -448,7 +449,7 @@ Test(dwtypes, debian_libmpi_falls_back_to_the_provider)
 	    !ef_exists(DT_OMPI_INCDIR "/openmpi/ompi_config.h"))
 		cr_skip_test("Debian's libmpi.so.40 and headers not installed");
 	dir = ef_tmpdir();
-	cr_assert_eq(dt_index_open_mpi(lib, dir, &idx), 0);
+	cr_assert_eq(dt_index_open_mpi(lib, dir, NULL, &idx), 0);
 	/* With the dbgsym package installed the debug file wins. */
 	cr_expect(strstr(dt_index_source(idx), "type provider") ||
 		  strstr(dt_index_source(idx), "separate debug file"),
@@ -458,8 +459,8 @@ Test(dwtypes, debian_libmpi_falls_back_to_the_provider)
 	ef_rmtree(dir);
 }
 
-/* Debian's stripped libmpi with no debug file and no headers: one line
- * that lists every remedy. */
+/* Debian's stripped libmpi with no debug file and MD_OMPI_INCDIR set
+ * wrong: the setting is named as the cause, with the other remedies. */
 Test(dwtypes, no_types_anywhere_lists_the_remedies)
 {
 	const char *lib = "/usr/lib/x86_64-linux-gnu/libmpi.so.40";
@@ -473,15 +474,13 @@ Test(dwtypes, no_types_anywhere_lists_the_remedies)
 		cr_skip_test("%s not installed", lib);
 	cr_assert_not_null(mkdtemp(dir));
 	cr_assert_not_null(f);
-	setenv("MD_OMPI_INCDIR", "/nonexistent", 1);
 	fflush(stderr);
 	saved = dup(2);
 	dup2(fileno(f), 2);
-	r = dt_index_open_mpi(lib, dir, &idx);
+	r = dt_index_open_mpi(lib, dir, "/nonexistent", &idx);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	unsetenv("MD_OMPI_INCDIR");
 	rewind(f);
 	n = fread(err, 1, sizeof(err) - 1, f);
 	err[n] = '\0';
@@ -489,6 +488,139 @@ Test(dwtypes, no_types_anywhere_lists_the_remedies)
 	rmdir(dir);
 	cr_assert_eq(r, -MD_E_NOTYPES);
 	cr_expect(strstr(err, "debug symbols"), "stderr: %s", err);
-	cr_expect(strstr(err, "libopenmpi-dev"), "stderr: %s", err);
+	cr_expect(strstr(err, "MD_OMPI_INCDIR=/nonexistent is not a folder "
+			      "(no mpi.h there)") &&
+		  strstr(err, "or unset it"), "stderr: %s", err);
+	cr_expect(!strstr(err, "libopenmpi-dev"), "stderr: %s", err);
 	cr_expect(strstr(err, "built with -g"), "stderr: %s", err);
+}
+
+/* ---- the provider's hints name the real cause ---- */
+
+Test(dwtypes, missing_headers_name_the_setting_or_the_package)
+{
+	char *dir = ef_tmpdir(), *msg, *sub;
+
+	msg = dt_headers_missing(dir, false);
+	cr_expect(msg && strstr(msg, "/mpi.h is not there") &&
+		  strstr(msg, "apt-get install libopenmpi-dev"), "%s", msg);
+	free(msg);
+	msg = dt_headers_missing(dir, true);
+	cr_expect(msg && strstr(msg, "names a folder without mpi.h") &&
+		  strstr(msg, "unset it") && !strstr(msg, "libopenmpi-dev"),
+		  "%s", msg);
+	free(msg);
+	free(ef_write(dir, "mpi.h", "#define OMPI_MAJOR_VERSION 4\n"));
+	msg = dt_headers_missing(dir, true);
+	cr_expect(msg && strstr(msg, "without openmpi/ompi_config.h"), "%s",
+		  msg);
+	free(msg);
+	sub = xasprintf("%s/openmpi", dir);
+	cr_assert_eq(md_mkdir_p(sub), 0);
+	free(ef_write(sub, "ompi_config.h", "\n"));
+	cr_expect_null(dt_headers_missing(dir, true));
+	free(sub);
+	ef_rmtree(dir);
+}
+
+/* A headers folder that passes the check, with mpi.h's version lines
+ * (major < 0: none) and a config header that does not compile. */
+static char *fake_headers(int major)
+{
+	char *dir = ef_tmpdir(), *sub = xasprintf("%s/openmpi", dir);
+	char *mpi = major < 0 ? xstrdup("/* no version */\n")
+			      : xasprintf("#define OMPI_MAJOR_VERSION %d\n"
+					  "#define OMPI_MINOR_VERSION 1\n"
+					  "#define OMPI_RELEASE_VERSION 4\n",
+					  major);
+
+	free(ef_write(dir, "mpi.h", mpi));
+	cr_assert_eq(md_mkdir_p(sub), 0);
+	free(ef_write(sub, "ompi_config.h", "#error md_fake_config\n"));
+	free(mpi);
+	free(sub);
+	return dir;
+}
+
+/* dt_provider_build's stderr against the headers in inc, with PATH set
+ * to path during the build (NULL: as it is). */
+static char *build_err(const char *inc, const char *path)
+{
+	char *cache = ef_tmpdir(), *obj = NULL, *how = NULL, *err;
+	char *saved = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	struct tr_capture cap;
+	int r;
+
+	if (path)
+		setenv("PATH", path, 1);
+	tr_stderr_begin(&cap);
+	r = dt_provider_build(cache, inc, &obj, &how);
+	err = tr_stderr_end(&cap);
+	setenv("PATH", saved, 1);
+	free(saved);
+	cr_expect_eq(r, -MD_E_NOTYPES);
+	cr_expect_null(obj);
+	ef_rmtree(cache);
+	return err;
+}
+
+Test(dwtypes, cc_set_and_not_runnable_names_the_setting)
+{
+	char *inc = fake_headers(4), *err;
+
+	setenv("CC", "/nonexistent-cc", 1);
+	err = build_err(inc, NULL);
+	unsetenv("CC");
+	cr_expect(strstr(err, "CC=/nonexistent-cc is not runnable (No such "
+			      "file or directory)") &&
+		  strstr(err, "unset it") && !strstr(err, "apt-get"),
+		  "stderr: %s", err);
+	free(err);
+	ef_rmtree(inc);
+}
+
+Test(dwtypes, no_cc_in_path_says_to_install_one)
+{
+	char *inc = fake_headers(4), *empty = ef_tmpdir(), *err;
+
+	unsetenv("CC");
+	err = build_err(inc, empty);
+	cr_expect(strstr(err, "cannot run the C compiler 'cc' (No such file "
+			      "or directory)") &&
+		  strstr(err, "apt-get install gcc"), "stderr: %s", err);
+	free(err);
+	ef_rmtree(empty);
+	ef_rmtree(inc);
+}
+
+Test(dwtypes, headers_of_another_open_mpi_are_named_by_their_version)
+{
+	char *inc = fake_headers(5), *none = fake_headers(-1), *err;
+
+	unsetenv("CC");
+	err = build_err(inc, NULL);
+	cr_expect(strstr(err, "are of Open MPI 5.1.4, not of an Open MPI "
+			      "4.x") &&
+		  strstr(err, "fix MD_OMPI_INCDIR"), "stderr: %s", err);
+	free(err);
+	err = build_err(none, NULL);
+	cr_expect(strstr(err, "are of no Open MPI (their mpi.h has no "
+			      "OMPI_MAJOR_VERSION)"), "stderr: %s", err);
+	free(err);
+	ef_rmtree(none);
+	ef_rmtree(inc);
+}
+
+Test(dwtypes, other_compile_errors_show_the_compilers_first_error)
+{
+	char *inc = fake_headers(4), *err;
+
+	unsetenv("CC");
+	err = build_err(inc, NULL);
+	cr_expect(strstr(err, "failed against the Open MPI 4.1.4 headers") &&
+		  strstr(err, "md_fake_config") && strstr(err, "error"),
+		  "stderr: %s", err);
+	cr_expect(!strstr(err, "not of an Open MPI 4.x"), "stderr: %s", err);
+	free(err);
+	ef_rmtree(inc);
 }

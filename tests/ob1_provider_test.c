@@ -151,7 +151,8 @@ Test(ob1_provider, missing_sources_say_where_they_were_looked_for)
 					   &obj, &how, &why), -MD_E_NOTYPES);
 	cr_expect_null(obj);
 	cr_assert_not_null(why);
-	cr_expect(strstr(why, "/nonexistent/ompi") &&
+	cr_expect(strstr(why, "MD_OMPI_SRCDIR=/nonexistent/ompi has no Open "
+			      "MPI") && strstr(why, "unset it") &&
 		  strstr(why, "apt-get source openmpi"), "why: %s", why);
 	free(why);
 	ef_rmtree(dir);

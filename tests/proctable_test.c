@@ -507,6 +507,30 @@ Test(proctable, walk_from_a_fake_process_outside_any_job_is_not_mpi)
 	tgt_free(shell);
 }
 
+/* One list each: every name the collector's callers knew (slurm.c's
+ * mpirun test on an executable's path, the daemons the walk up passes). */
+Test(proctable, launcher_and_daemon_names_are_known_by_comm_and_path)
+{
+	static const char *const launchers[] = {
+		"mpirun", "mpiexec", "orterun", "prterun", "prte", "oshrun",
+		"mpiexec.hydra", "/usr/bin/orterun", "/opt/ompi/bin/prterun",
+	};
+
+	for (size_t i = 0; i < sizeof(launchers) / sizeof(*launchers); i++)
+		cr_expect(pt_is_launcher(launchers[i]), "%s", launchers[i]);
+	cr_expect_eq(pt_launcher_mpi("/usr/bin/orterun"), COL_MPI_OPENMPI);
+	cr_expect_eq(pt_launcher_mpi("mpiexec.hydra"), COL_MPI_HYDRA);
+	cr_expect_eq(pt_launcher_mpi("mpirun"), COL_MPI_EITHER);
+	cr_expect_not(pt_is_launcher("srun"), "srun is Slurm's");
+	cr_expect_not(pt_is_launcher("/usr/bin/orted"));
+	cr_expect_not(pt_is_launcher(NULL));
+	cr_expect_eq(pt_daemon_mpi("orted"), COL_MPI_OPENMPI);
+	cr_expect_eq(pt_daemon_mpi("prted"), COL_MPI_OPENMPI);
+	cr_expect_eq(pt_daemon_mpi("hydra_pmi_proxy"), COL_MPI_HYDRA);
+	cr_expect_eq(pt_daemon_mpi("mpirun"), COL_MPI_NONE);
+	cr_expect_eq(col_launcher_mpi("/usr/bin/prterun"), COL_MPI_OPENMPI);
+}
+
 Test(proctable, starter_under_a_wrapper_is_found_among_the_descendants)
 {
 	struct tgt *sh = tgt_fake_new(10), *bash = tgt_fake_new(11);

@@ -261,7 +261,7 @@ Test(stacks, read_all_gives_file_and_line_of_the_call_site)
 	struct snap *s = snap_new();
 	struct snap_rank r = { 0 };
 	struct es_cache *ec = es_cache_new();
-	struct dl_cache *lines = dl_cache_new();
+	struct dl_cache *lines = dl_cache_new(true);
 	struct es_view *v = NULL;
 	const struct snap_thread *m;
 	struct tr_child c;
@@ -383,7 +383,7 @@ static bool vdso_range(const char *maps, uint64_t *lo, uint64_t *hi)
 Test(stacks, thread_stopped_in_the_vdso_unwinds_to_its_caller)
 {
 	struct es_cache *ec = es_cache_new();
-	struct dl_cache *lines = dl_cache_new();
+	struct dl_cache *lines = dl_cache_new(true);
 	struct snap *s = snap_new();
 	bool caught = false;
 	pid_t pid = fork();
@@ -461,7 +461,7 @@ Test(e2e_stacks, ranks_show_recv_and_finalize_at_the_stuck_lines,
 	int recv_line = tr_line_of(src, "MPI_Recv("),
 	    fin_line = tr_line_of(src, "MPI_Finalize(); /* STUCK */");
 	struct es_cache *ec = es_cache_new();
-	struct dl_cache *lines = dl_cache_new();
+	struct dl_cache *lines = dl_cache_new(true);
 	struct snap *s = snap_new();
 	struct snap_rank r[3] = { 0 };
 	int helpers = 0;

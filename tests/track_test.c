@@ -100,7 +100,7 @@ static void fx_init(struct fx *f)
 	 * ret - 1, still in the function. */
 	f->site2 += 1;
 	f->site3 += 1;
-	f->lines = dl_cache_new();
+	f->lines = dl_cache_new(true);
 	f->s = snap_new();
 	f->tb = calloc(1, sizeof(*f->tb));
 	*f->tb = (struct mdt_table){
