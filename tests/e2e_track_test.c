@@ -127,8 +127,6 @@ static void compare_setup(const char *setup, const char *mpirun)
 Test(e2e_track, healthy_output_is_the_same_with_the_library_debian,
      .timeout = 1200, .fini = fini)
 {
-	if (getenv("MD_UNIT_ONLY"))
-		cr_skip_test("MD_UNIT_ONLY: no MPI jobs");
 	compare_setup("debian", "mpirun");
 }
 
@@ -225,8 +223,6 @@ static void rootmismatch(const char *setup, const char *mpirun)
 Test(e2e_track, reduce_roots_that_disagree_are_named_debian, .timeout = 300,
      .fini = fini)
 {
-	if (getenv("MD_UNIT_ONLY"))
-		cr_skip_test("MD_UNIT_ONLY: no MPI jobs");
 	rootmismatch("debian", "mpirun");
 }
 
