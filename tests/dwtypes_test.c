@@ -12,6 +12,7 @@
 #include "../collector/dwtypes.h"
 #include "md.h"
 #include "support/elf_fixture.h"
+#include "support/tracee.h"
 
 /* Two units: a.c sees struct opaque only declared (and first), b.c
  * defines it.  main prints the compiler's own answers. */
@@ -464,31 +465,22 @@ Test(dwtypes, no_types_anywhere_lists_the_remedies)
 {
 	const char *lib = "/usr/lib/x86_64-linux-gnu/libmpi.so.40";
 	struct dt_index *idx = NULL;
-	char dir[] = "/tmp/md-notypes-XXXXXX", err[2048] = "";
-	FILE *f = tmpfile();
-	int saved, r;
-	size_t n;
+	char dir[] = "/tmp/md-notypes-XXXXXX", *err;
+	struct tr_capture cap;
+	int r;
 
 	if (access(lib, R_OK) != 0)
 		cr_skip_test("%s not installed", lib);
 	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_not_null(f);
 	setenv("MD_OMPI_INCDIR", "/nonexistent", 1);
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fileno(f), 2);
+	tr_stderr_begin(&cap);
 	r = dt_index_open_mpi(lib, dir, &idx);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
+	err = tr_stderr_end(&cap);
 	unsetenv("MD_OMPI_INCDIR");
-	rewind(f);
-	n = fread(err, 1, sizeof(err) - 1, f);
-	err[n] = '\0';
-	fclose(f);
 	rmdir(dir);
 	cr_assert_eq(r, -MD_E_NOTYPES);
 	cr_expect(strstr(err, "debug symbols"), "stderr: %s", err);
 	cr_expect(strstr(err, "libopenmpi-dev"), "stderr: %s", err);
 	cr_expect(strstr(err, "built with -g"), "stderr: %s", err);
+	free(err);
 }

@@ -14,6 +14,7 @@
 #include "../collector/elfsym_int.h"
 #include "md.h"
 #include "support/elf_fixture.h"
+#include "support/mpijob.h"
 
 /* A library and a PIE program that both define shared_var: the program
  * refers to the library's variable, so the linker copy-relocates it into
@@ -583,14 +584,9 @@ static struct es_link *own_links(unsigned *n)
 
 static char *own_maps(void)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	size_t cap = 1 << 20, len;
-	char *text = malloc(cap);
+	char *text = mj_slurp("/proc/self/maps");
 
-	cr_assert(f && text);
-	len = fread(text, 1, cap - 1, f);
-	fclose(f);
-	text[len] = '\0';
+	cr_assert_not_null(text);
 	return text;
 }
 

@@ -149,6 +149,11 @@ struct mj_job *mj_start_opts(const char *mpirun, const char *prog, int np,
 
 char *mj_slurp(const char *path)
 {
+	return mj_slurp_len(path, NULL);
+}
+
+char *mj_slurp_len(const char *path, size_t *lenp)
+{
 	FILE *f = fopen(path, "r");
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
@@ -165,6 +170,8 @@ char *mj_slurp(const char *path)
 	} while (n > 0);
 	fclose(f);
 	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
 	return buf;
 }
 

@@ -6,6 +6,7 @@
 #define MD_TEST_MPIJOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #define MJ_MAX_RANKS 64
@@ -122,8 +123,11 @@ pid_t mj_tracer(pid_t pid);
 int mj_run(char *const argv[], const char *out, const char *err,
 	   int timeout_ms, void (*started)(pid_t pid, void *arg), void *arg);
 
-/* The whole file at path, NUL-terminated (free), or NULL. */
+/* The whole file at path, NUL-terminated (free), or NULL.  The tests'
+ * one reader of whole files. */
 char *mj_slurp(const char *path);
+/* The same with its length in *len (a binary file may hold NULs). */
+char *mj_slurp_len(const char *path, size_t *len);
 
 /* Count lines of text starting with prefix. */
 int mj_count_lines(const char *text, const char *prefix);
