@@ -30,6 +30,7 @@
 #include "slurm.h"
 #include "support/cluster.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 #define WAIT_MS 90000
 #define TOOL_MS 120000
@@ -339,7 +340,7 @@ static struct tool tool_run(char *const args[])
 	for (int i = 0; args[i] && k < 31; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
-	st = mj_run(argv, o, e, TOOL_MS, NULL, NULL);
+	st = rp_wait_status(rp_spawn(argv, NULL, o, e), TOOL_MS);
 	t.status = st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	t.out = mj_slurp(o);
 	t.err = mj_slurp(e);
@@ -571,7 +572,7 @@ Test(e2e_slurm, slurm_errors_unknown_pending_not_mpi_other_user_one_line)
 				 (char *)bin(), (char *)"--slurm", job, NULL };
 		char *op = out_path("nobody"), *ep = xasprintf("%s/%s.nobody.err",
 							       cur_dir, cur_name);
-		int st = mj_run(argv, op, ep, TOOL_MS, NULL, NULL);
+		int st = rp_wait_status(rp_spawn(argv, NULL, op, ep), TOOL_MS);
 		struct tool n = { st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1,
 				  mj_slurp(op), mj_slurp(ep) };
 

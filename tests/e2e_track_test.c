@@ -16,6 +16,7 @@
 #include "md.h"
 #include "support/manifest.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 #define OMPI_G "/var/cache/mpi-deadlock/openmpi-4.1.4-g"
 #define JOB_TIMEOUT_MS 240000
@@ -203,7 +204,7 @@ static void rootmismatch(const char *setup, const char *mpirun)
 	{
 		char *argv[] = { (char *)bin, (char *)"--attach", pid, NULL };
 
-		st = mj_run(argv, out, err, 120000, NULL, NULL);
+		st = rp_wait_status(rp_spawn(argv, NULL, out, err), 120000);
 	}
 	mj_end(j);
 	text = mj_slurp(out);
