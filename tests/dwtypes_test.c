@@ -465,26 +465,16 @@ Test(dwtypes, no_types_anywhere_lists_the_remedies)
 {
 	const char *lib = "/usr/lib/x86_64-linux-gnu/libmpi.so.40";
 	struct dt_index *idx = NULL;
-	char dir[] = "/tmp/md-notypes-XXXXXX", err[2048] = "";
-	FILE *f = tmpfile();
-	int saved, r;
-	size_t n;
+	char dir[] = "/tmp/md-notypes-XXXXXX", *err;
+	struct tr_capture cap;
+	int r;
 
 	if (access(lib, R_OK) != 0)
 		cr_skip_test("%s not installed", lib);
 	cr_assert_not_null(mkdtemp(dir));
-	cr_assert_not_null(f);
-	fflush(stderr);
-	saved = dup(2);
-	dup2(fileno(f), 2);
+	tr_stderr_begin(&cap);
 	r = dt_index_open_mpi(lib, dir, "/nonexistent", &idx);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(f);
-	n = fread(err, 1, sizeof(err) - 1, f);
-	err[n] = '\0';
-	fclose(f);
+	err = tr_stderr_end(&cap);
 	rmdir(dir);
 	cr_assert_eq(r, -MD_E_NOTYPES);
 	cr_expect(strstr(err, "debug symbols"), "stderr: %s", err);
@@ -493,6 +483,7 @@ Test(dwtypes, no_types_anywhere_lists_the_remedies)
 		  strstr(err, "or unset it"), "stderr: %s", err);
 	cr_expect(!strstr(err, "libopenmpi-dev"), "stderr: %s", err);
 	cr_expect(strstr(err, "built with -g"), "stderr: %s", err);
+	free(err);
 }
 
 /* ---- the provider's hints name the real cause ---- */

@@ -55,20 +55,12 @@ static char *local_rsh(void)
 		      "exec unshare --uts sh -c \"hostname $host; exec $*\"\n");
 }
 
-static char *slurp(const char *path)
+/* The file's text, "" if there is none (the process never wrote it). */
+static char *text_of(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
+	char *text = mj_slurp(path);
 
-	if (!f)
-		return xstrdup("");
-	if (getdelim(&text, &len, 0, f) < 0) {
-		free(text);
-		text = xstrdup("");
-	}
-	fclose(f);
-	return text;
+	return text ? text : xstrdup("");
 }
 
 static const char *skip_reason(void)
@@ -132,8 +124,8 @@ static int front(const char **args, char **out, char **err,
 		kill(pid, SIGINT);
 	}
 	waitpid(pid, &status, 0);
-	*out = slurp(of);
-	*err = slurp(ef);
+	*out = text_of(of);
+	*err = text_of(ef);
 	free(of);
 	free(ef);
 	if (WIFSIGNALED(status))
@@ -457,7 +449,7 @@ static void ctrl_c(const char *launcher)
 	cr_expect_eq(rc, 130, "status %d\n%s%s", rc, out, err);
 	cr_expect(strstr(err, "every agent detached its ranks and ended"),
 		  "%s", err);
-	pidtext = slurp(pidfile);
+	pidtext = text_of(pidfile);
 	apid = atoi(pidtext);
 	cr_expect_gt(apid, 0, "the agent never started");
 	for (int i = 0; i < 100 && apid > 0 && kill(apid, 0) == 0; i++)

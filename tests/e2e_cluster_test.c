@@ -24,6 +24,7 @@
 #include "support/cluster.h"
 #include "support/manifest.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 #define OMPI_G "/var/cache/mpi-deadlock/openmpi-4.1.4-g"
 #define MARKER_TIMEOUT_MS 90000
@@ -365,7 +366,8 @@ static int run_script(const char *instance, const char *out_path,
 		free(err);
 		err = xstrdup("/dev/null");
 	}
-	st = mj_run(argv, out_path, err, SCRIPT_TIMEOUT_MS, NULL, NULL);
+	st = rp_wait_status(rp_spawn(argv, NULL, out_path, err),
+			    SCRIPT_TIMEOUT_MS);
 	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) && cur_dir &&
 	    !cur_fail_expected)
 		dump_file("cluster.sh stderr", err);
@@ -466,7 +468,7 @@ static void expect_ssh_answers(const char *host)
 	char *out = xasprintf("%s/ssh.out", cur_dir), *text;
 	char *argv[] = { (char *)"/usr/bin/ssh", (char *)"-F", cfg,
 			 (char *)host, (char *)"hostname", NULL };
-	int st = mj_run(argv, out, "/dev/null", 30000, NULL, NULL);
+	int st = rp_wait_status(rp_spawn(argv, NULL, out, "/dev/null"), 30000);
 
 	text = mj_slurp(out);
 	cr_expect(st != -1 && WIFEXITED(st) && !WEXITSTATUS(st),

@@ -20,6 +20,7 @@
 #include "md.h"
 #include "snap.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 #define OMPI_G "/var/cache/mpi-deadlock/openmpi-4.1.4-g"
 #define MARKER_TIMEOUT_MS 90000
@@ -71,7 +72,7 @@ static struct snap *collect(const char *setup, const char *name, int np)
 	char *argv[] = { (char *)bin, (char *)"--attach", pid,
 			 (char *)"--looks", (char *)looks,
 			 (char *)"--snapshot", snap_path, NULL };
-	st = mj_run(argv, out, err, TOOL_TIMEOUT_MS, NULL, NULL);
+	st = rp_wait_status(rp_spawn(argv, NULL, out, err), TOOL_TIMEOUT_MS);
 	cr_assert(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) <= 2,
 		  "the tool failed (status 0x%x); its stderr is in %s", st,
 		  err);

@@ -14,13 +14,10 @@
  * pid whatever a job left on any host (support/cluster.h, mc_sweep).
  */
 #include <criterion/criterion.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,13 +27,14 @@
 #include "slurm.h"
 #include "support/cluster.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 #define WAIT_MS 90000
 #define TOOL_MS 120000
 
 static struct mc_cluster *cur_cluster;
 static unsigned long long cur_since;	/* our start time: mc_sweep */
-static pid_t cur_pid;			/* srun, salloc or sbatch's wait */
+static struct mj_job *cur_job;		/* srun or salloc (mpirun in it) */
 static char *cur_name;			/* the job's name */
 static char *cur_dir;			/* shared with the hosts (build tree) */
 static int cur_seq;
@@ -97,23 +95,8 @@ static void end_job(void)
 		}
 		free(ids);
 	}
-	if (cur_pid > 0) {
-		int st;
-
-		kill(-cur_pid, SIGTERM);
-		for (int i = 0; i < 100; i++) {
-			if (waitpid(cur_pid, &st, WNOHANG) == cur_pid) {
-				cur_pid = 0;
-				break;
-			}
-			sleep_ms(100);
-		}
-		if (cur_pid > 0) {
-			kill(-cur_pid, SIGKILL);
-			waitpid(cur_pid, &st, 0);
-		}
-		cur_pid = 0;
-	}
+	mj_end(cur_job);
+	cur_job = NULL;
 	for (int i = 0; cur_name && i < 100; i++) {
 		ids = job_ids(cur_name);
 		bool gone = !*ids;
@@ -139,10 +122,7 @@ static void sl_fini(void)
 	end_job();
 	mc_free(cur_cluster);
 	cur_cluster = NULL;
-	if (cur_dir && !getenv("MD_KEEP"))
-		mj_rmdir(cur_dir);
-	free(cur_dir);
-	cur_dir = NULL;
+	mj_tmpdir_end(&cur_dir);
 }
 
 TestSuite(e2e_slurm, .fini = sl_fini, .timeout = 300);
@@ -199,36 +179,29 @@ static void open_slurm(void)
 	cr_assert_eq(mkdir(cur_dir, 0755), 0, "mkdir %s", cur_dir);
 }
 
-/* Start argv in a process group of its own, stdout and stderr to
- * files in cur_dir, with Open MPI's ob1 (the DLL reads its queues). */
-static pid_t spawn(char *const argv[], const char *tag)
+/*
+ * Start the job as cur_job, stdout and stderr in cur_dir/job.out and
+ * job.err, with Open MPI's ob1 (the DLL reads its queues): argv itself
+ * (srun) if prog is NULL, else `argv... mpirun --map-by node -np np
+ * prog` (argv: salloc and its options).  mj_end sends SIGTERM to the
+ * whole process group: salloc does not pass it on to mpirun.
+ */
+static void start(char *const argv[], const char *prog, int np)
 {
-	char *o = xasprintf("%s/%s.%s.out", cur_dir, cur_name, tag);
-	char *e = xasprintf("%s/%s.%s.err", cur_dir, cur_name, tag);
-	pid_t parent = getpid(), pid = fork();
+	static char *const env[] = { (char *)"OMPI_MCA_pml=ob1", NULL };
+	static char *const by_node[] = { (char *)"--map-by", (char *)"node",
+					 NULL };
+	struct mj_opts o = { .env = env, .term_group = true };
 
-	cr_assert_geq(pid, 0, "fork");
-	if (pid == 0) {
-		int in = open("/dev/null", O_RDONLY);
-		int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(in, 0);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		setenv("OMPI_MCA_pml", "ob1", 1);
-		execvp(argv[0], argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+	cr_assert_null(cur_job, "a job is already running");
+	if (prog) {
+		o.prefix = argv;
+		o.args = by_node;
+		cur_job = mj_start_opts("mpirun", prog, np, cur_dir, &o);
+	} else {
+		cur_job = mj_start_argv(argv, cur_dir, &o);
 	}
-	setpgid(pid, pid);
-	free(o);
-	free(e);
-	return pid;
+	cr_assert_not_null(cur_job, "cannot start %s", argv[0]);
 }
 
 static char *out_path(const char *tag)
@@ -250,10 +223,8 @@ static void wait_lines(const char *path, const char *prefix, int n)
 			return;
 		if (md_now_ns() > end)
 			break;
-		if (cur_pid > 0 && waitpid(cur_pid, NULL, WNOHANG) == cur_pid) {
-			cur_pid = 0;
+		if (cur_job && !mj_wait_exit(cur_job, 0))
 			break;
-		}
 		sleep_ms(200);
 	}
 	char *t = mj_slurp(path);
@@ -287,12 +258,9 @@ static void start_srun(const char *name, int np, int markers)
 	char *j = xasprintf("--job-name=%s", cur_name);
 	char *argv[] = { (char *)"srun", (char *)"-N3", n, j,
 			 (char *)"--mpi=pmix", prog, NULL };
-	char *o;
 
-	cur_pid = spawn(argv, "job");
-	o = out_path("job");
-	wait_lines(o, "MD-", markers);
-	free(o);
+	start(argv, NULL, 0);
+	wait_lines(cur_job->out, "MD-", markers);
 	free(prog);
 	free(n);
 	free(j);
@@ -304,22 +272,20 @@ static pid_t start_salloc(const char *name, int np, int markers)
 	char *prog = sample(name), *n = xasprintf("-n%d", np);
 	char *j = xasprintf("--job-name=%s", cur_name);
 	char *argv[] = { (char *)"salloc", (char *)"-N3", n, j,
-			 (char *)"--quiet", (char *)"mpirun", (char *)"--map-by",
-			 (char *)"node", prog, NULL };
-	char path[64], *kids, *o;
-	pid_t mpirun;
+			 (char *)"--quiet", NULL };
+	char path[64], *kids;
+	pid_t salloc, mpirun;
 
-	cur_pid = spawn(argv, "job");
-	o = out_path("job");
-	wait_lines(o, "MD-", markers);
-	free(o);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)cur_pid,
-		 (int)cur_pid);
+	start(argv, prog, np);
+	wait_lines(cur_job->out, "MD-", markers);
+	salloc = cur_job->pid;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)salloc,
+		 (int)salloc);
 	kids = mj_slurp(path);
 	mpirun = kids ? (pid_t)atoi(kids) : 0;
 	free(kids);
 	cr_assert_gt(mpirun, 0, "salloc (pid %d) has no child mpirun",
-		     (int)cur_pid);
+		     (int)salloc);
 	free(prog);
 	free(n);
 	free(j);
@@ -342,7 +308,7 @@ static struct tool tool_run(char *const args[])
 	for (int i = 0; args[i] && k < 31; i++)
 		argv[k++] = args[i];
 	argv[k] = NULL;
-	st = mj_run(argv, o, e, TOOL_MS, NULL, NULL);
+	st = rp_wait_status(rp_spawn(argv, NULL, o, e), TOOL_MS);
 	t.status = st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	t.out = mj_slurp(o);
 	t.err = mj_slurp(e);
@@ -420,7 +386,7 @@ static pid_t start_job(bool salloc, const char *name, int np, int markers)
 	if (salloc)
 		return start_salloc(name, np, markers);
 	start_srun(name, np, markers);
-	return cur_pid;
+	return cur_job->pid;
 }
 
 /* A ring over three nodes, every rank collected there by an agent that
@@ -551,12 +517,9 @@ Test(e2e_slurm, slurm_errors_unknown_pending_not_mpi_other_user_one_line)
 		char *argv[] = { (char *)"srun", (char *)"-N2", (char *)"-n2", n,
 				 (char *)"sh", (char *)"-c",
 				 (char *)"echo MD-UP; exec sleep 300", NULL };
-		char *op;
 
-		cur_pid = spawn(argv, "job");
-		op = out_path("job");
-		wait_lines(op, "MD-UP", 2);
-		free(op);
+		start(argv, NULL, 0);
+		wait_lines(cur_job->out, "MD-UP", 2);
 		free(n);
 	}
 	job = the_job();
@@ -574,7 +537,7 @@ Test(e2e_slurm, slurm_errors_unknown_pending_not_mpi_other_user_one_line)
 				 (char *)bin(), (char *)"--slurm", job, NULL };
 		char *op = out_path("nobody"), *ep = xasprintf("%s/%s.nobody.err",
 							       cur_dir, cur_name);
-		int st = mj_run(argv, op, ep, TOOL_MS, NULL, NULL);
+		int st = rp_wait_status(rp_spawn(argv, NULL, op, ep), TOOL_MS);
 		struct tool n = { st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1,
 				  mj_slurp(op), mj_slurp(ep) };
 
@@ -670,9 +633,8 @@ Test(e2e_slurm, run_srun_reports_at_its_deadline_and_ends_the_job)
  * comes 15 to 75 s after the start. */
 static char *batch(const char *starter_words[], char **junit)
 {
-	const char *src = getenv("MD_SRC");
-	char *script = xasprintf("%s/tests/support/slurm-batch.sh",
-				 src ? src : ".");
+	/* Relative: scripts/run-tests.sh runs the tests in the source tree. */
+	char *script = (char *)"tests/support/slurm-batch.sh";
 	char *outf = xasprintf("%s/%s.batch.txt", cur_dir, cur_name);
 	char *o = xasprintf("--output=%s", outf), *n = xasprintf("--job-name=%s",
 								   cur_name);
@@ -705,7 +667,6 @@ static char *batch(const char *starter_words[], char **junit)
 	cr_assert(text && strstr(text, "mpi-deadlock exit "),
 		  "the trap did not run mpi-deadlock:\n%s", text ? text : "");
 	free(res);
-	free(script);
 	free(outf);
 	free(o);
 	free(n);

@@ -23,6 +23,7 @@
 #include "snap.h"
 #include "support/manifest.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 #define OMPI_G "/var/cache/mpi-deadlock/openmpi-4.1.4-g"
 #define MPICH_G "/var/cache/mpi-deadlock/mpich-4.0.2-g"
@@ -140,7 +141,8 @@ static int run_tool(char *const argv[], const char *name)
 {
 	char *out = xasprintf("%s/%s.out", cur_dir, name);
 	char *err = xasprintf("%s/%s.err", cur_dir, name);
-	int st = mj_run(argv, out, err, TOOL_TIMEOUT_MS, NULL, NULL);
+	int st = rp_wait_status(rp_spawn(argv, NULL, out, err),
+				TOOL_TIMEOUT_MS);
 
 	if (st == -1 || !WIFEXITED(st)) {
 		dump_file("tool stderr", err);
@@ -910,12 +912,10 @@ struct fault {
 	bool fired;
 };
 
-/* mj_run's started hook: wait until the tool traces some rank, so the
+/* Once the tool runs: wait until it traces some rank, so the
  * fault lands during collection, not before the tool set up. */
-static void fire_when_tracing(pid_t tool, void *arg)
+static void fire_when_tracing(pid_t tool, struct fault *f)
 {
-	struct fault *f = arg;
-
 	for (int t = 0; t < 3000 && !f->fired; t++) {
 		for (int i = 0; i < f->job->nranks && !f->fired; i++) {
 			if (mj_tracer(f->job->ranks[i]) != tool)
@@ -950,11 +950,15 @@ static int faulty_attach(const char *bin, struct fault *f, const char *name)
 	char ids[16];
 	char *out = xasprintf("%s/%s.out", cur_dir, name);
 	char *err = xasprintf("%s/%s.err", cur_dir, name);
+	pid_t tool;
 	int st;
 
 	snprintf(ids, sizeof(ids), "%d", (int)cur_job->pid);
 	char *argv[] = { (char *)bin, (char *)"--attach", ids, NULL };
-	st = mj_run(argv, out, err, TOOL_TIMEOUT_MS, fire_when_tracing, f);
+	tool = rp_spawn(argv, NULL, out, err);
+	cr_assert_gt(tool, 0, "fork for %s", bin);
+	fire_when_tracing(tool, f);
+	st = rp_wait_status(tool, TOOL_TIMEOUT_MS);
 	if (st == -1 || !WIFEXITED(st))
 		dump_file("tool stderr", err);
 	cr_assert(st != -1, "the tool did not end in time");

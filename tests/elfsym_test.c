@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../collector/elfsym.h"
 #include "../collector/elfsym_int.h"
 #include "md.h"
 #include "support/elf_fixture.h"
+#include "support/mpijob.h"
 
 /* A library and a PIE program that both define shared_var: the program
  * refers to the library's variable, so the linker copy-relocates it into
@@ -472,7 +474,9 @@ Test(e2e_elfsym, open_mpi_rank_symbols_resolve_to_their_live_addresses)
 	struct es_cache *c;
 	struct es_view *v;
 	const struct es_object *o;
+	struct mj_job *j;
 	uint64_t a;
+	int rc;
 
 	if (ef_sh("command -v mpicc >/dev/null && command -v mpirun "
 		  ">/dev/null") != 0)
@@ -481,12 +485,22 @@ Test(e2e_elfsym, open_mpi_rank_symbols_resolve_to_their_live_addresses)
 	prog = xasprintf("%s/rank", dir);
 	free(ef_write(dir, "rank.c", rank_src));
 	cr_assert_eq(ef_sh("mpicc -g -o '%s' '%s/rank.c'", prog, dir), 0);
-	/* One rank that exits by itself; timeout ends mpirun (SIGTERM) if
-	 * it hangs. */
-	out = ef_output("timeout 60 mpirun --allow-run-as-root --oversubscribe"
-			" --mca pml ob1 -np 1 '%s' </dev/null 2>/dev/null",
-			prog);
-	cr_assert_not_null(out, "mpirun failed");
+	/* One rank that exits by itself; mj_end ends the job by its pids
+	 * and process group whatever happened. */
+	j = mj_start("mpirun", prog, 1, dir);
+	cr_assert_not_null(j, "cannot start mpirun");
+	rc = mj_wait_exit(j, 60000);
+	out = mj_slurp(j->out);
+	if (rc || !WIFEXITED(j->status) || WEXITSTATUS(j->status)) {
+		char *err = mj_slurp(j->err);
+
+		mj_end(j);
+		cr_assert_fail("mpirun %s:\n%s", rc ? "did not end in 60 s" :
+			       "failed", err ? err : "");
+	}
+	mj_end(j);
+	cr_assert(out && strstr(out, "--\n"), "no maps from the rank:\n%s",
+		  out ? out : "");
 	exe = realpath(prog, NULL);
 	c = es_cache_new();
 	cr_assert_eq(es_view_from_maps(c, strstr(out, "--\n") + 3, exe, &v),
@@ -583,14 +597,9 @@ static struct es_link *own_links(unsigned *n)
 
 static char *own_maps(void)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	size_t cap = 1 << 20, len;
-	char *text = malloc(cap);
+	char *text = mj_slurp("/proc/self/maps");
 
-	cr_assert(f && text);
-	len = fread(text, 1, cap - 1, f);
-	fclose(f);
-	text[len] = '\0';
+	cr_assert_not_null(text);
 	return text;
 }
 

@@ -32,6 +32,7 @@
 #include "md.h"
 #include "snap.h"
 #include "support/faults.h"
+#include "support/mpijob.h"
 #include "support/tracee.h"
 
 /* ---- the fake job ---- */
@@ -62,23 +63,6 @@ static char *build_path(const char *name)
 	return xasprintf("%s/tests/%s", build ? build : "build", name);
 }
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char *data;
-	long n;
-
-	cr_assert_not_null(f, "%s: run make (it builds the fake job)", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	data = xmalloc((size_t)n);
-	cr_assert_eq(fread(data, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
-	*len = (size_t)n;
-	return data;
-}
-
 /*
  * Map the ELF file at path into fake t at bias as ld.so would: a maps
  * line per PT_LOAD (appended to maps) and, when load, the segment's
@@ -88,10 +72,11 @@ static void map_object(struct tgt *t, FILE *maps, const char *path,
 		       uint64_t bias, bool load)
 {
 	size_t len;
-	unsigned char *file = slurp(path, &len);
+	unsigned char *file = (unsigned char *)mj_slurp_len(path, &len);
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)file;
 	struct stat st;
 
+	cr_assert_not_null(file, "%s: run make (it builds the fake job)", path);
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert(len > sizeof(*eh) && !memcmp(eh->e_ident, ELFMAG, SELFMAG));
 	for (int i = 0; i < eh->e_phnum; i++) {

@@ -456,8 +456,8 @@ static void compare_fixture(const char *fixture, const char *expected)
 
 	snprintf(path, sizeof(path), "tests/fixtures/analyze/%s", fixture);
 	f = fopen(path, "r");
-	if (!f)
-		cr_skip_test("%s not found: run from the repository root", path);
+	cr_assert_not_null(f, "%s is missing: run from the repository root",
+			   path);
 	cr_assert_eq(snap_read(f, path, &s), 0);
 	fclose(f);
 	compare(s, &text, expected);

@@ -13,6 +13,7 @@
 #include "../analyzer/anl_int.h"
 #include "analyze.h"
 #include "md.h"
+#include "support/mpijob.h"
 #include "support/snapbuild.h"
 
 #define EXPECTED_DIR "tests/expected/reports/"
@@ -34,8 +35,7 @@ static char *render(const struct snap *s, enum anl_format fmt)
 static void compare(const struct snap *s, enum anl_format fmt,
 		    const char *name)
 {
-	char path[256], *got = render(s, fmt), *want = NULL;
-	size_t len = 0;
+	char path[256], *got = render(s, fmt), *want;
 	FILE *f;
 
 	snprintf(path, sizeof(path), EXPECTED_DIR "%s", name);
@@ -45,12 +45,12 @@ static void compare(const struct snap *s, enum anl_format fmt,
 		fputs(got, f);
 		fclose(f);
 	}
-	f = fopen(path, "r");
-	if (!f)
-		cr_skip_test("%s not found: run from the repository root", path);
-	if (getdelim(&want, &len, '\0', f) < 0)
-		want = xstrdup("");
-	fclose(f);
+	want = mj_slurp(path);
+	/* A missing expected file is a failure, never a skip: a test that
+	 * compares against nothing would pass unseen. */
+	cr_assert_not_null(want, "%s is missing: run from the repository "
+			   "root, or write it with MD_REGEN=1 and review it",
+			   path);
 	cr_expect_str_eq(got, want, "%s differs; got:\n%s", name, got);
 	free(got);
 	free(want);

@@ -18,6 +18,7 @@
 #include "md.h"
 #include "support/cluster.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 #define MC_MAX_PROCS 512
 
@@ -351,7 +352,7 @@ int mc_exec(const struct mc_cluster *c, const char *host,
 	memcpy(av + 5, argv, n * sizeof(*av));
 	outp = xasprintf("%s/out", dir);
 	errp = xasprintf("%s/err", dir);
-	st = mj_run(av, outp, errp, timeout_ms, NULL, NULL);
+	st = rp_wait_status(rp_spawn(av, NULL, outp, errp), timeout_ms);
 	*out = mj_slurp(outp);
 	mj_rmdir(dir);
 	free(dir);

@@ -5,12 +5,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -19,32 +17,13 @@
 #include "md.h"
 #include "support/cluster.h"
 #include "support/mpijob.h"
+#include "support/run_proc.h"
 
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
-}
-
-/* In the child: stdin /dev/null, stdout/stderr to files; die with the
- * parent (a test killed by its timeout must not leave a job behind). */
-static void child_setup(pid_t parent, const char *out, const char *err)
-{
-	int in = open("/dev/null", O_RDONLY);
-	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGTERM);
-	if (getppid() != parent || in < 0 || o < 0 || e < 0)
-		_exit(127);
-	dup2(in, 0);
-	dup2(o, 1);
-	dup2(e, 2);
-	close(in);
-	close(o);
-	close(e);
 }
 
 struct mj_job *mj_start(const char *mpirun, const char *prog, int np,
@@ -70,7 +49,11 @@ static char **job_argv(const char *mpirun, const char *prog, const char *nps,
 
 	for (char *const *a = o && o->args ? o->args : NULL; a && *a; a++)
 		cap++;
+	for (char *const *a = o && o->prefix ? o->prefix : NULL; a && *a; a++)
+		cap++;
 	av = xcalloc(cap, sizeof(*av));
+	for (char *const *a = o && o->prefix ? o->prefix : NULL; a && *a; a++)
+		av[n++] = *a;
 	av[n++] = (char *)mpirun;
 	if (o && o->hydra) {
 		for (char *const *a = o->args; a && *a; a++)
@@ -114,40 +97,43 @@ struct mj_job *mj_start_with(const char *mpirun, const char *pre,
 struct mj_job *mj_start_opts(const char *mpirun, const char *prog, int np,
 			     const char *dir, const struct mj_opts *o)
 {
-	struct mj_job *j = xcalloc(1, sizeof(*j));
 	char nps[16], **av;
-	pid_t parent = getpid();
+	struct mj_job *j;
 
 	snprintf(nps, sizeof(nps), "%d", np);
 	av = job_argv(mpirun, prog, nps, o);
+	j = mj_start_argv(av, dir, o);
+	free(av);
+	return j;
+}
+
+struct mj_job *mj_start_argv(char *const argv[], const char *dir,
+			     const struct mj_opts *o)
+{
+	struct mj_job *j = xcalloc(1, sizeof(*j));
+
 	j->out = xasprintf("%s/job.out", dir);
 	j->err = xasprintf("%s/job.err", dir);
 	j->cluster = o ? o->cluster : NULL;
-	j->pid = fork();
+	j->term_group = o && o->term_group;
+	j->pid = rp_spawn_env(argv, o ? o->env : NULL, NULL, j->out, j->err);
 	if (j->pid < 0) {
-		md_error("fork for %s: %s", mpirun, strerror(errno));
-		free(av);
+		md_error("fork for %s: %s", argv[0], strerror(errno));
 		free(j->out);
 		free(j->err);
 		free(j);
 		return NULL;
 	}
-	if (j->pid == 0) {
-		child_setup(parent, j->out, j->err);
-		for (char *const *e = o && o->env ? o->env : NULL; e && *e; e++)
-			putenv(*e);
-		execvp(mpirun, av);
-		fprintf(stderr, "exec %s: %s\n", mpirun, strerror(errno));
-		_exit(127);
-	}
-	free(av);
-	/* Also here, so that a kill of the group cannot race the child. */
-	setpgid(j->pid, j->pid);
 	j->pid_start = mj_start_time(j->pid);
 	return j;
 }
 
 char *mj_slurp(const char *path)
+{
+	return mj_slurp_len(path, NULL);
+}
+
+char *mj_slurp_len(const char *path, size_t *lenp)
 {
 	FILE *f = fopen(path, "r");
 	char *buf = NULL;
@@ -165,6 +151,8 @@ char *mj_slurp(const char *path)
 	} while (n > 0);
 	fclose(f);
 	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
 	return buf;
 }
 
@@ -365,8 +353,8 @@ int mj_end_all(struct mj_job *j, char **left)
 		return 0;
 	if (!j->reaped) {
 		mj_scan_ranks(j);
-		kill(j->pid, SIGTERM);
-		mj_wait_exit(j, 5000);
+		kill(j->term_group ? -j->pid : j->pid, SIGTERM);
+		mj_wait_exit(j, j->term_group ? 10000 : 5000);
 	}
 	/* mpirun ends its ranks on SIGTERM, but not always in time, and
 	 * orphans of a killed mpirun spin forever. */
@@ -388,37 +376,6 @@ int mj_end_all(struct mj_job *j, char **left)
 	free(j->err);
 	free(j);
 	return killed;
-}
-
-int mj_run(char *const argv[], const char *out, const char *err,
-	   int timeout_ms, void (*started)(pid_t pid, void *arg), void *arg)
-{
-	pid_t parent = getpid(), pid = fork();
-	long long deadline = md_now_ns() + timeout_ms * 1000000LL;
-	int status;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		child_setup(parent, out, err);
-		execv(argv[0], argv);
-		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (started)
-		started(pid, arg);
-	while (waitpid(pid, &status, WNOHANG) != pid) {
-		if (md_now_ns() > deadline) {
-			/* SIGTERM first: the tool detaches from the ranks. */
-			kill(pid, SIGTERM);
-			sleep_ms(3000);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return -1;
-		}
-		sleep_ms(20);
-	}
-	return status;
 }
 
 char *mj_tmpdir(const char *name)

@@ -6,6 +6,7 @@
 #define MD_TEST_MPIJOB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #define MJ_MAX_RANKS 64
@@ -25,6 +26,7 @@ struct mj_job {
 	const struct mc_cluster *cluster;	/* hosts it runs on (borrowed,
 						 * outlives the job), or NULL */
 	unsigned long long pid_start;	/* mpirun's start time */
+	bool term_group;	/* mj_end's SIGTERM to the process group */
 };
 
 /* How mj_start_opts places and starts a job; every field may be NULL. */
@@ -39,6 +41,12 @@ struct mj_opts {
 	const struct mc_cluster *cluster;	/* set as j->cluster: mj_end
 						 * then ends what the job left
 						 * on those hosts */
+	char *const *prefix;	/* words before mpirun, NULL-terminated:
+				 * a launcher such as `salloc -N3 ...` */
+	bool term_group;	/* mj_end sends SIGTERM to the job's
+				 * process group and waits 10 s: for a
+				 * launcher (salloc, srun) that does not
+				 * pass it on to what it started */
 };
 
 /*
@@ -60,11 +68,15 @@ struct mj_job *mj_start_hosts(const char *mpirun, const char *prog, int np,
 
 /*
  * mj_start with options (o may be NULL: same as mj_start).  The
- * arguments are `mpirun --allow-run-as-root --oversubscribe --mca pml ob1
- * [--hostfile F --map-by node] [args...] -np np prog`.
+ * arguments are `[prefix...] mpirun --allow-run-as-root --oversubscribe
+ * --mca pml ob1 [--hostfile F --map-by node] [args...] -np np prog`.
  */
 struct mj_job *mj_start_opts(const char *mpirun, const char *prog, int np,
 			     const char *dir, const struct mj_opts *o);
+/* Start argv as the job (a launcher of its own, e.g. srun), the same
+ * way; of o only env, cluster and term_group count (o may be NULL). */
+struct mj_job *mj_start_argv(char *const argv[], const char *dir,
+			     const struct mj_opts *o);
 /* The same with mpirun option pre (NULL: none), e.g. "-x
  * LD_PRELOAD=...", as two arguments pre and pre_arg. */
 struct mj_job *mj_start_with(const char *mpirun, const char *pre,
@@ -113,17 +125,11 @@ char mj_proc_state(pid_t pid);
 /* TracerPid of pid, 0 if none or gone. */
 pid_t mj_tracer(pid_t pid);
 
-/*
- * Run argv[0] (a path) with stdin /dev/null, stdout to out and stderr to
- * err, for at most timeout_ms (then SIGTERM, 3 s, SIGKILL).  With
- * started != NULL, started(pid, arg) is called once the child runs.
- * Returns the wait status, or -1 on fork failure or timeout.
- */
-int mj_run(char *const argv[], const char *out, const char *err,
-	   int timeout_ms, void (*started)(pid_t pid, void *arg), void *arg);
-
-/* The whole file at path, NUL-terminated (free), or NULL. */
+/* The whole file at path, NUL-terminated (free), or NULL.  The tests'
+ * one reader of whole files. */
 char *mj_slurp(const char *path);
+/* The same with its length in *len (a binary file may hold NULs). */
+char *mj_slurp_len(const char *path, size_t *len);
 
 /* Count lines of text starting with prefix. */
 int mj_count_lines(const char *text, const char *prefix);

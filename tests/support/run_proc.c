@@ -2,14 +2,18 @@
 #include "run_proc.h"
 #include "mpijob.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "md.h"
 
 const char *rp_bin(void)
 {
@@ -18,46 +22,95 @@ const char *rp_bin(void)
 	return b && access(b, X_OK) == 0 ? b : NULL;
 }
 
-static void rp_redirect(const char *path, int fd, int flags)
+static void sleep_ms(int ms)
 {
-	int f = open(path ? path : "/dev/null", flags, 0600);
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
-	if (f >= 0 && f != fd) {
+	nanosleep(&ts, NULL);
+}
+
+/* In the child: fd from path (NULL: /dev/null), or exit 127. */
+static void redirect(const char *path, int fd, int flags)
+{
+	int f = open(path ? path : "/dev/null", flags, 0644);
+
+	if (f < 0) {
+		fprintf(stderr, "open %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	if (f != fd) {
 		dup2(f, fd);
 		close(f);
 	}
 }
 
-pid_t rp_spawn(char *const argv[], const char *in_path, const char *out_path,
-	       const char *err_path)
+pid_t rp_spawn_env(char *const argv[], char *const env[], const char *in_path,
+		   const char *out_path, const char *err_path)
 {
-	pid_t pid;
+	pid_t parent = getpid(), pid;
 
 	fflush(NULL);
 	pid = fork();
-	if (pid != 0)
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		/* Also here, so that a kill of the group cannot race the
+		 * child. */
+		setpgid(pid, pid);
 		return pid;
-	rp_redirect(in_path, 0, O_RDONLY);
-	rp_redirect(out_path, 1, O_WRONLY | O_CREAT | O_TRUNC);
-	rp_redirect(err_path, 2, O_WRONLY | O_CREAT | O_TRUNC);
+	}
+	/* Die with the test: one killed by its timeout leaves nothing. */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		_exit(127);
+	redirect(in_path, 0, O_RDONLY);
+	redirect(out_path, 1, O_WRONLY | O_CREAT | O_TRUNC);
+	redirect(err_path, 2, O_WRONLY | O_CREAT | O_TRUNC);
+	for (char *const *e = env; e && *e; e++)
+		putenv(*e);
 	execvp(argv[0], argv);
+	fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
+}
+
+pid_t rp_spawn(char *const argv[], const char *in_path, const char *out_path,
+	       const char *err_path)
+{
+	return rp_spawn_env(argv, NULL, in_path, out_path, err_path);
+}
+
+int rp_wait_status(pid_t pid, int timeout_ms)
+{
+	long long deadline = md_now_ns() + timeout_ms * 1000000LL;
+	int st;
+
+	if (pid <= 0)
+		return -1;
+	while (waitpid(pid, &st, WNOHANG) != pid) {
+		if (md_now_ns() > deadline) {
+			/* SIGTERM first: the tool detaches from its ranks. */
+			kill(pid, SIGTERM);
+			for (int t = 0; t < 150; t++) {
+				if (waitpid(pid, &st, WNOHANG) == pid)
+					break;
+				sleep_ms(20);
+			}
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		sleep_ms(20);
+	}
+	return st;
 }
 
 int rp_wait(pid_t pid, int timeout_ms)
 {
-	struct timespec ts = { 0, 20 * 1000000L };
-	int st, waited = 0;
+	int st = rp_wait_status(pid, timeout_ms);
 
-	while (waitpid(pid, &st, WNOHANG) == 0) {
-		if (waited >= timeout_ms) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-		nanosleep(&ts, NULL);
-		waited += 20;
-	}
+	if (st == -1)
+		return -1;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;

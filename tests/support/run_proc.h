@@ -1,7 +1,8 @@
 /*
- * run_proc.h - test helpers for the front end: run the mpi-deadlock
+ * run_proc.h - the tests' one process runner: run the mpi-deadlock
  * binary (MD_BIN) or any command with captured output, and track the
- * processes a test started by pid.  Prefix rp_.
+ * processes a test started by pid.  MPI jobs start through it too
+ * (mj_start*, support/mpijob.h).  Prefix rp_.
  */
 #ifndef MD_TESTS_RUN_PROC_H
 #define MD_TESTS_RUN_PROC_H
@@ -20,17 +21,27 @@ const char *rp_bin(void);
 
 
 /*
- * Start argv with stdin from in_path (NULL: /dev/null) and stdout/stderr
- * to out_path/err_path.  The child stays in our process group.  Returns
- * the pid, or -1.
+ * Start argv (argv[0] a path or a name looked up in PATH) with stdin
+ * from in_path and stdout/stderr to out_path/err_path (each NULL:
+ * /dev/null), in a process group of its own, with SIGTERM as its
+ * parent-death signal (a test killed by its timeout leaves nothing).
+ * Returns the pid, or -1.
  */
 pid_t rp_spawn(char *const argv[], const char *in_path, const char *out_path,
 	       const char *err_path);
+/* The same with env (KEY=VALUE strings, NULL-terminated; NULL: none)
+ * added to the child's environment. */
+pid_t rp_spawn_env(char *const argv[], char *const env[], const char *in_path,
+		   const char *out_path, const char *err_path);
 
 /*
- * Wait up to timeout_ms for pid.  Returns the exit code (128+N for a
- * signal), or -1 after SIGKILLing it when it did not end in time.
+ * Wait up to timeout_ms for pid, our child.  Returns its wait status, or
+ * -1 if pid is not a process (rp_spawn failed) or did not end in time:
+ * then it got SIGTERM, up to 3 s to end, and SIGKILL to its process
+ * group, and is reaped.
  */
+int rp_wait_status(pid_t pid, int timeout_ms);
+/* rp_wait_status as an exit code (128+N for a signal), -1 the same. */
 int rp_wait(pid_t pid, int timeout_ms);
 
 /* rp_spawn + rp_wait with output captured into r (rp_result_free). */

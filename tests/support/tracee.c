@@ -138,21 +138,16 @@ void tr_stderr_begin(struct tr_capture *cap)
 
 char *tr_stderr_end(struct tr_capture *cap)
 {
-	FILE *f = cap->file;
-
-	long len;
-	char *s;
+	char path[64], *s;
 
 	fflush(stderr);
 	dup2(cap->saved, 2);
 	close(cap->saved);
-	len = ftell(f);
-	s = xcalloc(1, (size_t)(len > 0 ? len : 0) + 1);
-	rewind(f);
-	if (len > 0 && fread(s, 1, (size_t)len, f) != (size_t)len)
-		s[0] = '\0';
-	fclose(f);
-	return s;
+	/* A tmpfile has no name left: read it through its descriptor. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fileno(cap->file));
+	s = mj_slurp(path);
+	fclose(cap->file);
+	return s ? s : xstrdup("");
 }
 
 /* ---- a real Open MPI job ---- */
