@@ -53,6 +53,7 @@ struct fjob {
 	char *dll;		/* the fake DLL */
 	struct tgt *starter;
 	struct tgt *ranks[NRANKS];
+	struct tgt *stop_on_seize;	/* gets SIGSTOP right after a seize */
 };
 
 static char *build_path(const char *name)
@@ -251,6 +252,7 @@ static int fjob_target(void *ctx, int pid, bool attach, struct tgt **out)
 {
 	struct fjob *j = ctx;
 	struct tgt *t = pid == STARTER_PID ? j->starter : NULL;
+	int rc;
 
 	for (int i = 0; i < NRANKS && !t; i++)
 		if (pid == RANK_PID(i))
@@ -258,7 +260,14 @@ static int fjob_target(void *ctx, int pid, bool attach, struct tgt **out)
 	*out = NULL;
 	if (!t)
 		return -MD_E_NOSUCH;
-	return attach ? tgt_fake_attach(t, out) : tgt_fake_open(t, out);
+	if (!attach)
+		return tgt_fake_open(t, out);
+	rc = tgt_fake_attach(t, out);
+	if (rc == 0 && t == j->stop_on_seize) {
+		tgt_fake_kill(t, SIGSTOP);
+		j->stop_on_seize = NULL;
+	}
+	return rc;
 }
 
 /* ---- the faults ---- */
@@ -304,7 +313,14 @@ static int fire(void *ctx, enum col_phase phase, int rank, int pid)
 		tgt_fake_fail_reads(v, -MD_E_PERM);
 		break;
 	case F_RANK_STOPPED:
-		tgt_fake_set_stat(v, 'T', STARTER_PID, "app");
+		/* At the attach, the SIGSTOP comes between the seize and the
+		 * wait for the stop, as it may on a real job where kill()
+		 * and PTRACE_SEIZE follow each other: the tool takes it in a
+		 * signal-delivery-stop and must give it back. */
+		if (phase == COL_PHASE_ATTACH)
+			in->job->stop_on_seize = v;
+		else
+			tgt_fake_kill(v, SIGSTOP);
 		break;
 	case F_STARTER_EXITS:
 		tgt_fake_gone(in->job->starter);
@@ -450,10 +466,18 @@ ParameterizedTest(struct cell *c, fault_fake, every_phase,
 				  v->queues,
 				  v->queues_reason ? v->queues_reason : "-");
 		/* The last look found it stopped: the snapshot says by
-		 * what, and so does the verdict. */
+		 * what, and so does the verdict; no other rank is said to
+		 * be (our interrupt's stop is no group-stop). */
 		if (c->fault == F_RANK_STOPPED)
 			fault_expect_stopped(s, in.victim, c->fault,
 					     col_phase_name(c->phase));
+		for (int i = 0; i < NRANKS; i++)
+			if (i != in.victim || c->fault != F_RANK_STOPPED)
+				cr_expect_eq(s->ranks[i].stopped_by, 0,
+					     "%s at %s: rank %d stopped by "
+					     "%d", fault_names[c->fault],
+					     col_phase_name(c->phase), i,
+					     s->ranks[i].stopped_by);
 	}
 	free(err);
 	snap_free(s);
