@@ -365,6 +365,11 @@ static int collect(struct fjob *j, struct inject *in, struct snap **s,
 	return rc;
 }
 
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
 /* The snapshot says what it could not read of the victim. */
 static bool names_what_was_not_read(const struct snap_rank *r)
 {
@@ -465,12 +470,24 @@ ParameterizedTest(struct cell *c, fault_fake, every_phase,
 				  v->state, v->reason ? v->reason : "-",
 				  v->queues,
 				  v->queues_reason ? v->queues_reason : "-");
+		if (c->fault == F_READ_FAILS)
+			fault_expect_unread_named(s, in.victim, c->fault,
+						  col_phase_name(c->phase));
 		/* The last look found it stopped: the snapshot says by
 		 * what, and so does the verdict; no other rank is said to
 		 * be (our interrupt's stop is no group-stop). */
 		if (c->fault == F_RANK_STOPPED)
 			fault_expect_stopped(s, in.victim, c->fault,
 					     col_phase_name(c->phase));
+		/* The ranks outlive it here: read whole in every look. */
+		if (c->fault == F_STARTER_EXITS) {
+			fault_expect_starter_gone(s, err, c->fault,
+						  col_phase_name(c->phase));
+			for (int i = 0; i < NRANKS; i++)
+				cr_expect_eq(s->ranks[i].queues,
+					     SNAP_QUEUES_OK, "rank %d: %s", i,
+					     or_empty(s->ranks[i].reason));
+		}
 		for (int i = 0; i < NRANKS; i++)
 			if (i != in.victim || c->fault != F_RANK_STOPPED)
 				cr_expect_eq(s->ranks[i].stopped_by, 0,
@@ -591,11 +608,6 @@ static struct snap *collect_moves(struct fjob *j, struct moves *m)
 		cr_expect_eq(tgt_fake_detaches(j->ranks[i]),
 			     tgt_fake_attaches(j->ranks[i]), "rank %d", i);
 	return s;
-}
-
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
 }
 
 /* A rank outside MPI in both looks is stopped and read COL_RELOOKS times
