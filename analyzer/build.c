@@ -527,8 +527,9 @@ static enum wfg_state classify(struct bctx *b, int rank,
 		return WFG_UNKNOWN;
 	}
 	/* Said even of a rank judged going on: a look whose queues could
-	 * not be read differs from one whose could. */
-	if (sr->queues == SNAP_QUEUES_NONE && md_call_blocks(cls))
+	 * not be read differs from one whose could, and a rank whose
+	 * memory could not be read shows no MPI call in its stack. */
+	if (sr->queues == SNAP_QUEUES_NONE)
 		ar->miss |= ANL_MISS_QUEUES;
 	/* A rank whose MPI state moved between looks is slow, not stuck. */
 	if (!md_call_blocks(cls) || sr->progress == SNAP_PROGRESS_CHANGED ||
