@@ -349,4 +349,15 @@ int tgt_fake_attach(struct tgt *t, struct tgt **out);
 int tgt_fake_attaches(const struct tgt *t);
 void tgt_fake_set_unstopped(struct tgt *t, const int *tids, int n);
 
+/*
+ * Threads tids of fake t never stop: each tgt_attach_wait lists them as
+ * unstopped (tgt_unstopped) until the detach.  And fn, when set, is told
+ * of each tgt_attach_wait on t with its deadline, before it returns: the
+ * order in which a caller waits for stops.
+ */
+void tgt_fake_set_stuck(struct tgt *t, const int *tids, int n);
+typedef void (*tgt_fake_wait_fn)(void *ctx, struct tgt *t,
+				 long long deadline);
+void tgt_fake_on_wait(struct tgt *t, tgt_fake_wait_fn fn, void *ctx);
+
 #endif /* MD_TARGET_H */

@@ -63,6 +63,10 @@ struct fake {
 	int pending_sig;	/* a stop signal sent while in our stop */
 	int delivery_sig;	/* one sent between the seize and the wait */
 	int resume_sig;		/* what the detach gives back */
+	int *stuck;		/* threads that never stop */
+	int nstuck;
+	tgt_fake_wait_fn on_wait;	/* told of each attach_wait */
+	void *on_wait_ctx;
 	int refs;		/* targets sharing it (tgt_open_other) */
 };
 
@@ -255,7 +259,10 @@ static int fake_attach_wait(struct tgt *t, long long deadline)
 	struct fake *f = tgt_impl(t);
 	int sig = f->delivery_sig, event = 0, job_sig;
 
-	(void)deadline;
+	if (f->on_wait)
+		f->on_wait(f->on_wait_ctx, t, deadline);
+	if (f->nstuck)
+		tgt_set_unstopped(t, f->stuck, f->nstuck);
 	if (!sig) {
 		sig = f->stopped_sig ? f->stopped_sig : SIGTRAP;
 		event = PTRACE_EVENT_STOP;
@@ -287,6 +294,7 @@ static void fake_release(struct tgt *t)
 	free(f->regs);
 	free(f->links);
 	free(f->env);
+	free(f->stuck);
 	free(f);
 }
 
@@ -476,4 +484,23 @@ int tgt_fake_detaches(const struct tgt *t)
 void tgt_fake_set_unstopped(struct tgt *t, const int *tids, int n)
 {
 	tgt_set_unstopped(t, tids, n);
+}
+
+void tgt_fake_set_stuck(struct tgt *t, const int *tids, int n)
+{
+	struct fake *f = tgt_impl(t);
+
+	free(f->stuck);
+	f->stuck = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	if (n)
+		memcpy(f->stuck, tids, (size_t)n * sizeof(int));
+	f->nstuck = n;
+}
+
+void tgt_fake_on_wait(struct tgt *t, tgt_fake_wait_fn fn, void *ctx)
+{
+	struct fake *f = tgt_impl(t);
+
+	f->on_wait = fn;
+	f->on_wait_ctx = ctx;
 }

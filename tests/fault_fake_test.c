@@ -54,6 +54,7 @@ struct fjob {
 	struct tgt *starter;
 	struct tgt *ranks[NRANKS];
 	struct tgt *stop_on_seize;	/* gets SIGSTOP right after a seize */
+	int seizes;		/* attaches made through the factory */
 };
 
 static char *build_path(const char *name)
@@ -263,6 +264,7 @@ static int fjob_target(void *ctx, int pid, bool attach, struct tgt **out)
 	if (!attach)
 		return tgt_fake_open(t, out);
 	rc = tgt_fake_attach(t, out);
+	j->seizes += rc == 0;
 	if (rc == 0 && t == j->stop_on_seize) {
 		tgt_fake_kill(t, SIGSTOP);
 		j->stop_on_seize = NULL;
@@ -663,6 +665,80 @@ Test(fault_fake, moving_rank_outside_mpi_is_not_looked_at_again)
 	cr_expect_eq(tgt_fake_attaches(j.ranks[0]), LOOKS);
 	cr_expect_null(s->ranks[0].mpi_call);
 	cr_expect_eq(s->ranks[0].progress, SNAP_PROGRESS_CHANGED);
+	snap_free(s);
+	fjob_free(&j);
+}
+
+/* ---- ranks with a thread that does not stop ---- */
+
+struct waits {
+	struct fjob *job;
+	int n;
+	int seized_before[4 * NRANKS];	/* attaches made by each wait */
+	long long deadline[4 * NRANKS];
+};
+
+static void saw_wait(void *ctx, struct tgt *t, long long deadline)
+{
+	struct waits *w = ctx;
+
+	(void)t;
+	if (w->n < 4 * NRANKS) {
+		w->seized_before[w->n] = w->job->seizes;
+		w->deadline[w->n++] = deadline;
+	}
+}
+
+/*
+ * Every rank has a thread that never stops.  Waiting for one rank's
+ * stops after another would cost a stop timeout per rank: the collector
+ * seizes and interrupts every rank of a look before it waits for the
+ * first stop, and waits for all of them until one deadline.  Told by the
+ * order of the fake's calls, not by a clock.
+ */
+Test(fault_fake, stops_of_all_ranks_are_awaited_together_until_one_deadline)
+{
+	struct fjob j = { 0 };
+	struct waits w = { .job = &j };
+	struct snap *s = NULL;
+	char *err;
+	int rc;
+
+	fjob_build(&j);
+	for (int i = 0; i < NRANKS; i++) {
+		int stuck = RANK_PID(i) + 100;
+
+		tgt_fake_set_stuck(j.ranks[i], &stuck, 1);
+		tgt_fake_on_wait(j.ranks[i], saw_wait, &w);
+	}
+	rc = collect(&j, NULL, &s, &err);
+	cr_assert_eq(rc, 0, "stderr: %s", err);
+	cr_assert_eq(w.n, LOOKS * NRANKS, "one wait per rank and look");
+	for (int k = 0; k < w.n; k++) {
+		int look = k / NRANKS;
+
+		cr_expect_eq(w.seized_before[k], (look + 1) * NRANKS,
+			     "wait %d came after %d seizes, want every rank "
+			     "of look %d seized first", k, w.seized_before[k],
+			     look + 1);
+		cr_expect_eq(w.deadline[k], w.deadline[look * NRANKS],
+			     "wait %d: its own deadline", k);
+	}
+	for (int i = 0; i < NRANKS; i++) {
+		char *want = xasprintf("rank %d (pid %d): thread %d did not "
+				       "stop", i, RANK_PID(i),
+				       RANK_PID(i) + 100);
+		bool named = false;
+
+		for (int k = 0; k < s->nnotes; k++)
+			named |= strstr(s->notes[k], want) != NULL;
+		cr_expect(named, "no note: %s", want);
+		cr_expect_eq(s->ranks[i].state, SNAP_RANK_COLLECTED);
+		cr_expect_eq(tgt_fake_detaches(j.ranks[i]),
+			     tgt_fake_attaches(j.ranks[i]), "rank %d", i);
+		free(want);
+	}
+	free(err);
 	snap_free(s);
 	fjob_free(&j);
 }
