@@ -526,14 +526,17 @@ static enum wfg_state classify(struct bctx *b, int rank,
 		ar->miss |= ANL_MISS_UNREAD;
 		return WFG_UNKNOWN;
 	}
+	/* Said even of a rank judged going on: a look whose queues could
+	 * not be read differs from one whose could, and a rank whose
+	 * memory could not be read shows no MPI call in its stack. */
+	if (sr->queues == SNAP_QUEUES_NONE)
+		ar->miss |= ANL_MISS_QUEUES;
 	/* A rank whose MPI state moved between looks is slow, not stuck. */
 	if (!md_call_blocks(cls) || sr->progress == SNAP_PROGRESS_CHANGED ||
 	    free_thread)
 		return WFG_ACTIVE;
 	if (sr->progress == SNAP_PROGRESS_UNKNOWN)
 		ar->miss |= ANL_MISS_ONELOOK;
-	if (sr->queues == SNAP_QUEUES_NONE)
-		ar->miss |= ANL_MISS_QUEUES;
 	return WFG_BLOCKED;
 }
 

@@ -446,6 +446,38 @@ static void look_again(struct col *c, int look, const bool *only)
 	c->st.relooks++;
 }
 
+/*
+ * A starter that exited during the collection is said once, in the
+ * snapshot's notes and on stderr: the ranks it ended show as exited,
+ * and those still running are orphans of a job that cannot end well.
+ */
+static void note_starter_gone(struct col *c)
+{
+	int pid = c->s->starter_pid, rc;
+	struct tgt_stat st = { 0 };
+	struct tgt *t = NULL;
+	char *text;
+
+	if (pid <= 0 || c->starter_gone)
+		return;
+	if (c->o->target) {
+		rc = col_target(c, pid, false, &t);
+		if (rc == 0)
+			rc = tgt_stat(t, &st);
+		tgt_free(t);
+	} else {
+		rc = tgt_proc_stat(pid, &st);
+	}
+	if (rc == 0 && st.state != 'Z' && st.state != 'X')
+		return;
+	c->starter_gone = true;
+	text = xasprintf("the starter (pid %d) exited during the collection: "
+			 "ranks it ended are named as exited", pid);
+	md_warn("%s", text);
+	note_once(c->s, text);
+	free(text);
+}
+
 int col_look(struct col *c, int look)
 {
 	bool last = look + 1 >= (c->o->looks > 0 ? c->o->looks : 1);
@@ -471,6 +503,7 @@ int col_look(struct col *c, int look)
 			look_again(c, look, only);
 		free(only);
 		pthread_sigmask(SIG_SETMASK, &c->saved_mask, NULL);
+		note_starter_gone(c);
 	}
 	progress_done(c);
 	return stopped(c) ? -MD_E_INTR : 0;

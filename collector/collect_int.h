@@ -61,6 +61,7 @@ struct col {
 	int links;
 	uint64_t rdebug_off;
 	bool prepared;		/* col_prepare done (first look) */
+	bool starter_gone;	/* noted: the starter exited */
 };
 
 /* A rank while it is stopped. */

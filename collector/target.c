@@ -6,8 +6,11 @@
  */
 #include "target.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
 
 #include "md.h"
 #include "target_int.h"
@@ -87,6 +90,17 @@ void tgt_set_stopped_by(struct tgt *t, int sig)
 int tgt_stopped_by(const struct tgt *t)
 {
 	return t->stopped_by;
+}
+
+void tgt_stop_signals(int status, int *resume_sig, int *job_sig)
+{
+	int sig = WSTOPSIG(status);
+
+	*resume_sig = *job_sig = 0;
+	if ((status >> 16) != PTRACE_EVENT_STOP)
+		*resume_sig = sig;
+	else if (sig != SIGTRAP)
+		*job_sig = sig;
 }
 
 void tgt_inject_read_fault(struct tgt *t, int code)

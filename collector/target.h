@@ -303,8 +303,20 @@ void tgt_fake_gone(struct tgt *t);
 /* Every later read answers code (a negated MD_E_*), the process stays. */
 void tgt_fake_fail_reads(struct tgt *t, int code);
 void tgt_fake_set_regs(struct tgt *t, int tid, const struct tgt_regs *r);
+/* state 'T' is a process stopped by SIGSTOP (tgt_fake_kill). */
 void tgt_fake_set_stat(struct tgt *t, char state, int ppid,
 		       const char *comm);
+/*
+ * Someone else sends sig (SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU or SIGCONT;
+ * others are ignored) to fake t, with the kernel's effects: a stop
+ * signal stops a process no one traces at once ('T' in tgt_stat); one
+ * sent between tgt_fake_attach and tgt_attach_wait is reported there as
+ * a signal-delivery-stop and stops the process after the detach only if
+ * the detach gives it back; one sent while in the tool's stop acts once
+ * the process is let go.  A group-stop stays through a detach.  SIGCONT
+ * ends it and drops stop signals not acted on.
+ */
+void tgt_fake_kill(struct tgt *t, int sig);
 /* Add "NAME=VALUE" to its environment (tgt_getenv). */
 void tgt_fake_setenv(struct tgt *t, const char *assignment);
 /*
@@ -336,5 +348,16 @@ int tgt_fake_open(struct tgt *t, struct tgt **out);
 int tgt_fake_attach(struct tgt *t, struct tgt **out);
 int tgt_fake_attaches(const struct tgt *t);
 void tgt_fake_set_unstopped(struct tgt *t, const int *tids, int n);
+
+/*
+ * Threads tids of fake t never stop: each tgt_attach_wait lists them as
+ * unstopped (tgt_unstopped) until the detach.  And fn, when set, is told
+ * of each tgt_attach_wait on t with its deadline, before it returns: the
+ * order in which a caller waits for stops.
+ */
+void tgt_fake_set_stuck(struct tgt *t, const int *tids, int n);
+typedef void (*tgt_fake_wait_fn)(void *ctx, struct tgt *t,
+				 long long deadline);
+void tgt_fake_on_wait(struct tgt *t, tgt_fake_wait_fn fn, void *ctx);
 
 #endif /* MD_TARGET_H */

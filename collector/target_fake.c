@@ -5,14 +5,27 @@
  * it: what the test does to the fake (gone, failing reads, stopped) is
  * seen through all of them, and the fake counts the attaches and
  * detaches made through them.
+ *
+ * Its job-control state changes as the kernel would change a process's
+ * under the tool's seize, interrupt, wait and detach: a group-stop stays
+ * in effect through a detach (the kernel stops the process again), a
+ * stop signal that someone else sends while it is in our stop acts once
+ * it is let go, and one that comes between the seize and the wait is
+ * reported as a signal-delivery-stop and stops the process only if the
+ * detach gives it back.  What the tool gives back is decided by
+ * tgt_stop_signals, as for the live target, from the waitpid status the
+ * fake makes up: a tool that dropped that signal would leave the process
+ * running, and the tests would see it.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/ptrace.h>
+
 #include "md.h"
-#include "target.h"
+#include "target_int.h"
 
 struct fake_regs {
 	int tid;
@@ -45,6 +58,15 @@ struct fake {
 	int attaches;
 	int detaches;
 	int attached;		/* targets attached to it now */
+	bool waited;		/* its stop was waited for (attach_wait) */
+	int stopped_sig;	/* the group-stop in effect, 0: none */
+	int pending_sig;	/* a stop signal sent while in our stop */
+	int delivery_sig;	/* one sent between the seize and the wait */
+	int resume_sig;		/* what the detach gives back */
+	int *stuck;		/* threads that never stop */
+	int nstuck;
+	tgt_fake_wait_fn on_wait;	/* told of each attach_wait */
+	void *on_wait_ctx;
 	int refs;		/* targets sharing it (tgt_open_other) */
 };
 
@@ -139,6 +161,8 @@ static int fake_stat(struct tgt *t, struct tgt_stat *st)
 	 * comes back when the last tracer lets go. */
 	if (f->attached > 0)
 		st->state = 't';
+	else if (f->stopped_sig)
+		st->state = 'T';
 	return 0;
 }
 
@@ -190,26 +214,64 @@ static int fake_open_other(struct tgt *t, int pid, struct tgt **out)
 	return -MD_E_NOSUCH;
 }
 
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+/*
+ * Once the last tracer lets go, the process runs what it was given:
+ * the signal given back, a stop signal sent meanwhile (not taken by a
+ * tracer) are delivered, and a stop signal stops it.  A group-stop in
+ * effect stays (the kernel sets the process stopping again).
+ */
+static void fake_let_go(struct fake *f)
+{
+	int given[] = { f->resume_sig, f->delivery_sig, f->pending_sig };
+
+	for (size_t i = 0; i < sizeof(given) / sizeof(*given); i++)
+		if (is_stop_signal(given[i]))
+			f->stopped_sig = given[i];
+	f->resume_sig = f->delivery_sig = f->pending_sig = 0;
+}
+
 static void fake_detach(struct tgt *t)
 {
 	struct fake *f = tgt_impl(t);
 
 	f->detaches++;
-	if (tgt_is_attached(t) && f->attached > 0)
-		f->attached--;
+	if (tgt_is_attached(t) && f->attached > 0 && --f->attached == 0)
+		fake_let_go(f);
 	tgt_set_unstopped(t, NULL, 0);
 }
 
-/* The second half of an attach: a fake that exited meanwhile is let go,
- * as the live target lets go what it seized. */
+/*
+ * The second half of an attach: the stop the kernel would report, as
+ * its waitpid status (a signal-delivery-stop for a stop signal that came
+ * after the seize; a PTRACE_EVENT_STOP with the group-stop's signal, or
+ * with SIGTRAP for our interrupt), read as the live target reads it.  A
+ * fake that exited meanwhile is let go, as the live target lets go what
+ * it seized.
+ */
 static int fake_attach_wait(struct tgt *t, long long deadline)
 {
 	struct fake *f = tgt_impl(t);
+	int sig = f->delivery_sig, event = 0, job_sig;
 
-	(void)deadline;
-	/* A fake whose stat says 'T' was stopped by SIGSTOP. */
-	tgt_set_stopped_by(t, f->has_stat && f->stat.state == 'T' ? SIGSTOP
-								 : 0);
+	if (f->on_wait)
+		f->on_wait(f->on_wait_ctx, t, deadline);
+	if (f->nstuck)
+		tgt_set_unstopped(t, f->stuck, f->nstuck);
+	if (!sig) {
+		sig = f->stopped_sig ? f->stopped_sig : SIGTRAP;
+		event = PTRACE_EVENT_STOP;
+	}
+	f->delivery_sig = 0;
+	f->waited = true;
+	tgt_stop_signals(event << 16 | sig << 8 | 0x7f, &f->resume_sig,
+			 &job_sig);
+	tgt_set_stopped_by(t, job_sig);
 	if (!f->gone)
 		return 0;
 	fake_detach(t);
@@ -232,6 +294,7 @@ static void fake_release(struct tgt *t)
 	free(f->regs);
 	free(f->links);
 	free(f->env);
+	free(f->stuck);
 	free(f);
 }
 
@@ -327,9 +390,30 @@ void tgt_fake_set_stat(struct tgt *t, char state, int ppid, const char *comm)
 	struct fake *f = tgt_impl(t);
 
 	f->has_stat = true;
-	f->stat.state = state;
+	/* 'T': stopped by SIGSTOP before anyone looked (tgt_fake_kill). */
+	f->stopped_sig = state == 'T' ? SIGSTOP : 0;
+	f->stat.state = state == 'T' ? 'S' : state;
 	f->stat.ppid = ppid;
 	snprintf(f->stat.comm, sizeof(f->stat.comm), "%s", comm);
+}
+
+void tgt_fake_kill(struct tgt *t, int sig)
+{
+	struct fake *f = tgt_impl(t);
+
+	if (sig == SIGCONT) {
+		/* It ends a group-stop and discards pending stops. */
+		f->stopped_sig = f->pending_sig = f->delivery_sig = 0;
+		return;
+	}
+	if (!is_stop_signal(sig) || f->gone)
+		return;
+	if (!f->attached)
+		f->stopped_sig = sig;
+	else if (!f->waited && !f->stopped_sig)
+		f->delivery_sig = sig;	/* dequeued before our interrupt */
+	else
+		f->pending_sig = sig;	/* acts once it is let go */
 }
 
 void tgt_fake_setenv(struct tgt *t, const char *assignment)
@@ -356,6 +440,7 @@ struct tgt *tgt_fake_new_attached(int pid)
 	struct fake *f = xcalloc(1, sizeof(*f));
 
 	f->attaches = f->attached = 1;
+	f->waited = true;
 	return tgt_new(pid, &fake_ops, f, true);
 }
 
@@ -380,7 +465,8 @@ int tgt_fake_attach(struct tgt *t, struct tgt **out)
 		return -MD_E_GONE;
 	f->refs++;
 	f->attaches++;
-	f->attached++;
+	if (f->attached++ == 0)
+		f->waited = false;
 	*out = tgt_new(tgt_pid(t), &fake_ops, f, true);
 	return 0;
 }
@@ -398,4 +484,23 @@ int tgt_fake_detaches(const struct tgt *t)
 void tgt_fake_set_unstopped(struct tgt *t, const int *tids, int n)
 {
 	tgt_set_unstopped(t, tids, n);
+}
+
+void tgt_fake_set_stuck(struct tgt *t, const int *tids, int n)
+{
+	struct fake *f = tgt_impl(t);
+
+	free(f->stuck);
+	f->stuck = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	if (n)
+		memcpy(f->stuck, tids, (size_t)n * sizeof(int));
+	f->nstuck = n;
+}
+
+void tgt_fake_on_wait(struct tgt *t, tgt_fake_wait_fn fn, void *ctx)
+{
+	struct fake *f = tgt_impl(t);
+
+	f->on_wait = fn;
+	f->on_wait_ctx = ctx;
 }

@@ -49,6 +49,17 @@ int tgt_cache_read(struct tgt_cache *c, struct tgt *t,
 		   size_t len);
 void tgt_cache_free(struct tgt_cache *c);
 
+/*
+ * What a stop that waitpid reported (status) means at the detach, for
+ * the live target and the fake alike: *resume_sig is the signal to give
+ * back (that of a signal-delivery-stop: a SIGSTOP from someone else that
+ * the tracer took there stops the process only if given back; a
+ * PTRACE_EVENT_STOP gives none, the kernel would ignore it); *job_sig is
+ * the signal of the group-stop the process was in (a PTRACE_EVENT_STOP
+ * with a stop signal; our PTRACE_INTERRUPT's is SIGTRAP), or 0.
+ */
+void tgt_stop_signals(int status, int *resume_sig, int *job_sig);
+
 /* The live implementation (target_live.c). */
 int tgt_live_open(int pid, struct tgt **out);
 

@@ -85,8 +85,7 @@ static void live_detach_all(struct live *l)
 			}
 			if (got < 0 || !WIFSTOPPED(st))
 				continue;	/* gone, or no longer ours */
-			if ((st >> 16) != PTRACE_EVENT_STOP)
-				th->sig = WSTOPSIG(st);
+			tgt_stop_signals(st, &th->sig, &th->job_sig);
 		}
 		/* ESRCH: the thread died meanwhile, nothing to restore. */
 		ptrace(PTRACE_DETACH, th->tid, NULL, (void *)(long)th->sig);
@@ -159,13 +158,10 @@ static enum wait_result poll_stop(struct live_thr *th)
 		return W_PENDING;
 	if (!WIFSTOPPED(st))
 		return W_GONE;	/* exited or killed: reaped */
-	if ((st >> 16) != PTRACE_EVENT_STOP)
-		th->sig = WSTOPSIG(st);
-	/* Our PTRACE_INTERRUPT stops with SIGTRAP; a thread of a process
-	 * stopped by SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU reports that
-	 * group-stop with its signal, and stays in it when let go. */
-	else if (WSTOPSIG(st) != SIGTRAP)
-		th->job_sig = WSTOPSIG(st);
+	/* A thread of a process stopped by SIGSTOP, SIGTSTP, SIGTTIN or
+	 * SIGTTOU reports that group-stop with its signal, and stays in it
+	 * when let go. */
+	tgt_stop_signals(st, &th->sig, &th->job_sig);
 	return W_STOPPED;
 }
 

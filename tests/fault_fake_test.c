@@ -54,6 +54,8 @@ struct fjob {
 	char *dll;		/* the fake DLL */
 	struct tgt *starter;
 	struct tgt *ranks[NRANKS];
+	struct tgt *stop_on_seize;	/* gets SIGSTOP right after a seize */
+	int seizes;		/* attaches made through the factory */
 };
 
 static char *build_path(const char *name)
@@ -236,6 +238,7 @@ static int fjob_target(void *ctx, int pid, bool attach, struct tgt **out)
 {
 	struct fjob *j = ctx;
 	struct tgt *t = pid == STARTER_PID ? j->starter : NULL;
+	int rc;
 
 	for (int i = 0; i < NRANKS && !t; i++)
 		if (pid == RANK_PID(i))
@@ -243,7 +246,15 @@ static int fjob_target(void *ctx, int pid, bool attach, struct tgt **out)
 	*out = NULL;
 	if (!t)
 		return -MD_E_NOSUCH;
-	return attach ? tgt_fake_attach(t, out) : tgt_fake_open(t, out);
+	if (!attach)
+		return tgt_fake_open(t, out);
+	rc = tgt_fake_attach(t, out);
+	j->seizes += rc == 0;
+	if (rc == 0 && t == j->stop_on_seize) {
+		tgt_fake_kill(t, SIGSTOP);
+		j->stop_on_seize = NULL;
+	}
+	return rc;
 }
 
 /* ---- the faults ---- */
@@ -289,7 +300,14 @@ static int fire(void *ctx, enum col_phase phase, int rank, int pid)
 		tgt_fake_fail_reads(v, -MD_E_PERM);
 		break;
 	case F_RANK_STOPPED:
-		tgt_fake_set_stat(v, 'T', STARTER_PID, "app");
+		/* At the attach, the SIGSTOP comes between the seize and the
+		 * wait for the stop, as it may on a real job where kill()
+		 * and PTRACE_SEIZE follow each other: the tool takes it in a
+		 * signal-delivery-stop and must give it back. */
+		if (phase == COL_PHASE_ATTACH)
+			in->job->stop_on_seize = v;
+		else
+			tgt_fake_kill(v, SIGSTOP);
 		break;
 	case F_STARTER_EXITS:
 		tgt_fake_gone(in->job->starter);
@@ -332,6 +350,11 @@ static int collect(struct fjob *j, struct inject *in, struct snap **s,
 	rc = col_collect(&o, s);
 	*err = tr_stderr_end(&cap);
 	return rc;
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
 }
 
 /* The snapshot says what it could not read of the victim. */
@@ -434,11 +457,31 @@ ParameterizedTest(struct cell *c, fault_fake, every_phase,
 				  v->state, v->reason ? v->reason : "-",
 				  v->queues,
 				  v->queues_reason ? v->queues_reason : "-");
+		if (c->fault == F_READ_FAILS)
+			fault_expect_unread_named(s, in.victim, c->fault,
+						  col_phase_name(c->phase));
 		/* The last look found it stopped: the snapshot says by
-		 * what, and so does the verdict. */
+		 * what, and so does the verdict; no other rank is said to
+		 * be (our interrupt's stop is no group-stop). */
 		if (c->fault == F_RANK_STOPPED)
 			fault_expect_stopped(s, in.victim, c->fault,
 					     col_phase_name(c->phase));
+		/* The ranks outlive it here: read whole in every look. */
+		if (c->fault == F_STARTER_EXITS) {
+			fault_expect_starter_gone(s, err, c->fault,
+						  col_phase_name(c->phase));
+			for (int i = 0; i < NRANKS; i++)
+				cr_expect_eq(s->ranks[i].queues,
+					     SNAP_QUEUES_OK, "rank %d: %s", i,
+					     or_empty(s->ranks[i].reason));
+		}
+		for (int i = 0; i < NRANKS; i++)
+			if (i != in.victim || c->fault != F_RANK_STOPPED)
+				cr_expect_eq(s->ranks[i].stopped_by, 0,
+					     "%s at %s: rank %d stopped by "
+					     "%d", fault_names[c->fault],
+					     col_phase_name(c->phase), i,
+					     s->ranks[i].stopped_by);
 	}
 	free(err);
 	snap_free(s);
@@ -554,11 +597,6 @@ static struct snap *collect_moves(struct fjob *j, struct moves *m)
 	return s;
 }
 
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
-
 /* A rank outside MPI in both looks is stopped and read COL_RELOOKS times
  * more (it may poll and be caught between two calls each time), and no
  * more; the rank in MPI is read once a look. */
@@ -612,6 +650,80 @@ Test(fault_fake, moving_rank_outside_mpi_is_not_looked_at_again)
 	cr_expect_eq(tgt_fake_attaches(j.ranks[0]), LOOKS);
 	cr_expect_null(s->ranks[0].mpi_call);
 	cr_expect_eq(s->ranks[0].progress, SNAP_PROGRESS_CHANGED);
+	snap_free(s);
+	fjob_free(&j);
+}
+
+/* ---- ranks with a thread that does not stop ---- */
+
+struct waits {
+	struct fjob *job;
+	int n;
+	int seized_before[4 * NRANKS];	/* attaches made by each wait */
+	long long deadline[4 * NRANKS];
+};
+
+static void saw_wait(void *ctx, struct tgt *t, long long deadline)
+{
+	struct waits *w = ctx;
+
+	(void)t;
+	if (w->n < 4 * NRANKS) {
+		w->seized_before[w->n] = w->job->seizes;
+		w->deadline[w->n++] = deadline;
+	}
+}
+
+/*
+ * Every rank has a thread that never stops.  Waiting for one rank's
+ * stops after another would cost a stop timeout per rank: the collector
+ * seizes and interrupts every rank of a look before it waits for the
+ * first stop, and waits for all of them until one deadline.  Told by the
+ * order of the fake's calls, not by a clock.
+ */
+Test(fault_fake, stops_of_all_ranks_are_awaited_together_until_one_deadline)
+{
+	struct fjob j = { 0 };
+	struct waits w = { .job = &j };
+	struct snap *s = NULL;
+	char *err;
+	int rc;
+
+	fjob_build(&j);
+	for (int i = 0; i < NRANKS; i++) {
+		int stuck = RANK_PID(i) + 100;
+
+		tgt_fake_set_stuck(j.ranks[i], &stuck, 1);
+		tgt_fake_on_wait(j.ranks[i], saw_wait, &w);
+	}
+	rc = collect(&j, NULL, &s, &err);
+	cr_assert_eq(rc, 0, "stderr: %s", err);
+	cr_assert_eq(w.n, LOOKS * NRANKS, "one wait per rank and look");
+	for (int k = 0; k < w.n; k++) {
+		int look = k / NRANKS;
+
+		cr_expect_eq(w.seized_before[k], (look + 1) * NRANKS,
+			     "wait %d came after %d seizes, want every rank "
+			     "of look %d seized first", k, w.seized_before[k],
+			     look + 1);
+		cr_expect_eq(w.deadline[k], w.deadline[look * NRANKS],
+			     "wait %d: its own deadline", k);
+	}
+	for (int i = 0; i < NRANKS; i++) {
+		char *want = xasprintf("rank %d (pid %d): thread %d did not "
+				       "stop", i, RANK_PID(i),
+				       RANK_PID(i) + 100);
+		bool named = false;
+
+		for (int k = 0; k < s->nnotes; k++)
+			named |= strstr(s->notes[k], want) != NULL;
+		cr_expect(named, "no note: %s", want);
+		cr_expect_eq(s->ranks[i].state, SNAP_RANK_COLLECTED);
+		cr_expect_eq(tgt_fake_detaches(j.ranks[i]),
+			     tgt_fake_attaches(j.ranks[i]), "rank %d", i);
+		free(want);
+	}
+	free(err);
 	snap_free(s);
 	fjob_free(&j);
 }

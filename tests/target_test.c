@@ -688,3 +688,49 @@ Test(target, fake_gone_between_the_halves_of_an_attach_is_let_go)
 	cr_expect_eq(tgt_fake_open(p, &a), -MD_E_NOSUCH);
 	tgt_free(p);
 }
+
+/* The fake's job-control state under the tool's attach and detach, as
+ * the kernel's: what the tests of the collector on fakes rely on. */
+Test(target, fake_keeps_a_stop_by_someone_else_through_attach_and_detach)
+{
+	struct tgt *p = tgt_fake_new(82), *a = NULL;
+	struct tgt_stat st;
+
+	tgt_fake_set_stat(p, 'S', 1, "app");
+	/* Running: running again once let go, and no group-stop seen. */
+	cr_assert_eq(tgt_fake_attach(p, &a), 0);
+	cr_assert_eq(tgt_attach_wait(a, md_now_ns()), 0);
+	cr_expect_eq(tgt_stopped_by(a), 0);
+	tgt_free(a);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 'S');
+	/* SIGSTOP between the seize and the wait: taken by the tracer,
+	 * given back at the detach, so the process stops. */
+	cr_assert_eq(tgt_fake_attach(p, &a), 0);
+	tgt_fake_kill(p, SIGSTOP);
+	cr_assert_eq(tgt_attach_wait(a, md_now_ns()), 0);
+	cr_expect_eq(tgt_stopped_by(a), 0, "a signal-delivery-stop");
+	tgt_free(a);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 'T');
+	/* Stopped before the attach: a group-stop, still in effect after. */
+	cr_assert_eq(tgt_fake_attach(p, &a), 0);
+	cr_assert_eq(tgt_attach_wait(a, md_now_ns()), 0);
+	cr_expect_eq(tgt_stopped_by(a), SIGSTOP);
+	tgt_free(a);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 'T');
+	tgt_fake_kill(p, SIGCONT);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 'S');
+	/* SIGSTOP while in our stop: it acts once the process is let go. */
+	cr_assert_eq(tgt_fake_attach(p, &a), 0);
+	cr_assert_eq(tgt_attach_wait(a, md_now_ns()), 0);
+	tgt_fake_kill(p, SIGSTOP);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 't');
+	tgt_free(a);
+	cr_assert_eq(tgt_stat(p, &st), 0);
+	cr_expect_eq(st.state, 'T');
+	tgt_free(p);
+}

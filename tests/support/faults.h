@@ -34,4 +34,13 @@ struct snap;
 void fault_expect_stopped(const struct snap *s, int victim, enum fault fault,
 			  const char *phase);
 
+/* The report's "missing:" names the victim and why it was not read. */
+void fault_expect_unread_named(const struct snap *s, int victim,
+			       enum fault fault, const char *phase);
+
+/* The starter's exit during the collection is said, in the text report
+ * of s and on the tool's stderr (err). */
+void fault_expect_starter_gone(const struct snap *s, const char *err,
+			       enum fault fault, const char *phase);
+
 #endif /* MD_TEST_FAULTS_H */
