@@ -245,9 +245,11 @@ static enum wfg_cond p2p_cond(enum md_call_class cls, int nrecv, int nsend,
 
 /* No op to go by: the rank waits on someone we cannot name, so any rank
  * of MPI_COMM_WORLD that goes on is taken to release it.  That reading
- * never invents a deadlock, and a rank that goes on can indeed still
- * send what it waits for: the unknown changes the verdict only when no
- * rank goes on, and then every reading agrees. */
+ * never invents a deadlock, but it can hide one: a rank in MPI_Win_lock
+ * whose lock holder waits for it, while an unrelated rank computes.  So
+ * the rank's node is also marked guessed (the caller's *guessed): the
+ * pessimistic reading, where it never releases, then makes the verdict
+ * INCOMPLETE when other ranks are stuck behind it (anl_decide). */
 static void add_guess(struct bctx *b, int rank, enum md_call_class cls)
 {
 	struct anl_ev ev = { rank, -1, b->r->world,
@@ -339,7 +341,8 @@ static bool own_ops_only(const struct snap_rank *sr, enum md_call_class cls)
 /* Returns the rank's condition; transfer when a message in transfer is
  * enough to release the rank. */
 static enum wfg_cond link_p2p(struct bctx *b, int rank,
-			      enum md_call_class cls, bool *transfer)
+			      enum md_call_class cls, bool *transfer,
+			      bool *guessed)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
 	int nrecv = 0, nsend = 0, nmoving = 0;
@@ -356,9 +359,14 @@ static enum wfg_cond link_p2p(struct bctx *b, int rank,
 	}
 	if (!(nrecv + nsend)) {
 		add_guess(b, rank, cls);
+		*guessed = true;
 		return WFG_OR;
 	}
 	cond = p2p_cond(cls, nrecv, nsend, &b->r->ranks[rank].miss);
+	/* Which of several operations a blocking call waits for is not
+	 * known: any one releasing it is a guess too. */
+	if (b->r->ranks[rank].miss & ANL_MISS_SEVERAL)
+		*guessed = true;
 	if (nmoving && (cond == WFG_OR || nmoving == nrecv + nsend)) {
 		*transfer = true;
 		return cond;
@@ -554,17 +562,20 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 		if (md_call_collective(cls))
 			anl_link_coll(b, rank, calls[i], cls, guessed);
 		else if (cls == MD_CALL_POLL &&
-			 anl_poll_class(calls[i]) == MD_CALL_PROBE)
+			 anl_poll_class(calls[i]) == MD_CALL_PROBE) {
 			/* A probe loop posts nothing that stays: any rank's
 			 * message may be the one it waits for. */
 			add_guess(b, rank, MD_CALL_PROBE);
-		else
+			*guessed = true;
+		} else
 			p2p = true;
 	}
 	if (p2p) {
-		bool transfer = false;
+		bool transfer = false, unused = false;
 
-		link_p2p(b, rank, MD_CALL_WAITANY, &transfer);
+		/* Any thread's operation releasing the rank is the OR of
+		 * its threads, not a guess. */
+		link_p2p(b, rank, MD_CALL_WAITANY, &transfer, &unused);
 		if (transfer)
 			b->r->ranks[rank].transfer = 1;
 	}
@@ -632,7 +643,7 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 	} else if (st == WFG_BLOCKED) {
 		bool transfer = false;
 
-		cond = link_p2p(b, rank, cls, &transfer);
+		cond = link_p2p(b, rank, cls, &transfer, &guessed);
 		if (transfer) {
 			st = WFG_ACTIVE;
 			b->r->ranks[rank].state = (uint8_t)st;

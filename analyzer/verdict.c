@@ -20,6 +20,26 @@ static int count_stuck(const struct anl_result *r, const uint8_t *rel)
 	return n;
 }
 
+/* The one rank stuck under the pessimistic reading is stuck only by its
+ * own guessed wait (no operation visible, or several that could block
+ * its call), with nobody behind it: a rank that waits on something not
+ * known while the others go on is no sign of a deadlock (a slow peer
+ * looks the same), so it alone does not make the verdict INCOMPLETE. */
+static bool lone_guess(const struct anl_result *r, const uint8_t *pes)
+{
+	int stuck = -1;
+
+	for (int i = 0; i < r->nranks; i++) {
+		if (r->ranks[i].state != WFG_BLOCKED || pes[i])
+			continue;
+		if (stuck >= 0)
+			return false;
+		stuck = i;
+	}
+	return stuck >= 0 && wfg_guessed(r->g, stuck) &&
+	       (r->ranks[stuck].miss & (ANL_MISS_NOOP | ANL_MISS_SEVERAL));
+}
+
 static int count_unknown(const struct anl_result *r)
 {
 	int n = 0;
@@ -312,7 +332,7 @@ void anl_decide(struct anl_result *r)
 	wfg_release(r->g, WFG_PESSIMISTIC, pes);
 	if (count_stuck(r, opt)) {
 		r->verdict = ANL_DEADLOCK;
-	} else if (count_stuck(r, pes)) {
+	} else if (count_stuck(r, pes) && !lone_guess(r, pes)) {
 		r->verdict = ANL_INCOMPLETE;
 		basis = pes;
 	} else if (count_unknown(r)) {
