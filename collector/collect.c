@@ -291,6 +291,24 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 		md_info("rank %d: look %d gave no site (the stack unwinder lost "
 			"its thread); judged from the other look", r->rank,
 			same == LK_SAME_KEEP ? look + 1 : look);
+	if (same == LK_SAME_KEEP && fresh->queues == SNAP_QUEUES_NONE &&
+	    r->queues == SNAP_QUEUES_OK) {
+		/* The newer look read neither stacks nor queues (its reads
+		 * failed): it keeps the older look's stacks and call, and
+		 * its own "queues not read" with the reason, so the report
+		 * names both where the rank waits and what is missing. */
+		struct snap_rank t = *fresh;
+
+		fresh->nthreads = r->nthreads;
+		fresh->threads = r->threads;
+		fresh->mpi_call = r->mpi_call;
+		fresh->call_func = r->call_func;
+		fresh->call_file = r->call_file;
+		fresh->call_line = r->call_line;
+		r->nthreads = t.nthreads;
+		r->threads = t.threads;
+		same = LK_SAME;
+	}
 	if (same == LK_POLL_KEEP || same == LK_SAME_KEEP) {
 		snap_rank_free_data(fresh);
 		r->progress = p;

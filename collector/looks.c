@@ -214,12 +214,16 @@ enum moved { MOVED_NOTHING, MOVED_OPS, MOVED_COLL, MOVED_COUNT };
 static enum moved moved(const struct snap_rank *old,
 			const struct snap_rank *cur)
 {
-	if (!same_ops(old, cur))
+	/* A look whose queues or libmdtrack.so's table could not be read
+	 * (its memory reads failed) shows none: that is no movement, and
+	 * the other look's are compared with nothing (was: such a look
+	 * "moved", and a deadlocked rank read as going on). */
+	if (old->queues == cur->queues && !same_ops(old, cur))
 		return MOVED_OPS;
 	/* A rank that called another collective between the looks moved,
 	 * though a long collective repeated at one site shows the same
 	 * call, site and (without ob1's queues) no operation each time. */
-	if (last_coll(old) != last_coll(cur))
+	if (old->tracked == cur->tracked && last_coll(old) != last_coll(cur))
 		return MOVED_COLL;
 	/* Requests completed or messages moved in between: it moved (a
 	 * collective repeated at one site whose internal requests the

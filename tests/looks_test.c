@@ -378,3 +378,32 @@ Test(looks, look_without_any_site_is_no_evidence_of_a_move)
 	snap_rank_free_data(&a);
 	snap_rank_free_data(&b);
 }
+
+/* A look whose queues could not be read (its memory reads failed) shows
+ * no operations and no libmdtrack.so records: that is no movement, either
+ * way round, while the call and site are the same (was: LK_CHANGED, and
+ * a rank deadlocked in MPI_Recv read as going on: NO DEADLOCK). */
+Test(looks, look_whose_queues_were_not_read_is_no_movement)
+{
+	static const char *const in_recv[] = { "PMPI_Recv" };
+	struct snap_rank a = { 0 }, b = { 0 };
+
+	look(&a, "MPI_Recv", in_recv, 1, "main", 0x401234, 0x7f00000a000);
+	one_recv(&a, 7);
+	a.tracked = true;
+	a.ntrack = 1;
+	a.track = calloc(1, sizeof(*a.track));
+	a.track[0] = (struct snap_track_rec){ .kind = SNAP_TRACK_COLL,
+					      .seq = 3 };
+	look(&b, "MPI_Recv", in_recv, 1, "main", 0x401234, 0x7f00000a000);
+	b.queues = SNAP_QUEUES_NONE;
+	b.queues_reason = "reading its memory failed";
+	cr_expect_eq(lk_compare(&a, &b), LK_SAME);
+	cr_expect_eq(lk_compare(&b, &a), LK_SAME);
+	/* Both read: a lost operation is movement. */
+	b.queues = SNAP_QUEUES_OK;
+	b.tracked = true;
+	cr_expect_eq(lk_compare(&a, &b), LK_CHANGED);
+	snap_rank_free_data(&a);
+	snap_rank_free_data(&b);
+}
