@@ -90,6 +90,15 @@ struct anl_rank {
 	int computing;		/* active only because this thread (an index
 				 * in its threads) runs the program's own
 				 * code outside MPI and may yet send; -1 */
+	uint8_t computing_how;	/* enum anl_going, with computing */
+};
+
+/* How a thread outside MPI may yet go on. */
+enum anl_going {
+	ANL_GOING_NO,
+	ANL_GOING_RUNS,		/* computes */
+	ANL_GOING_SLEEPS,	/* sleeps, or waits with a time-out or for
+				 * input */
 };
 
 enum anl_ckind {

@@ -409,48 +409,103 @@ static enum md_call_class spin_class(struct bctx *b, int rank)
 	return MD_CALL_POLL;
 }
 
-/* A function that puts a thread to sleep for a time ("__GI___nanosleep",
- * "__clock_nanosleep", "usleep", "sleep"): it wakes up by itself. */
-static bool is_sleep(const char *func)
+/* func without glibc's decorations ("__GI___nanosleep" is "nanosleep",
+ * "__memmove_avx_unaligned_erms" is "memmove_avx_unaligned_erms"). */
+static const char *bare(const char *func)
 {
-	static const char *const names[] = {
-		"clock_nanosleep", "clock_nanosleep_time64", "nanosleep",
-		"usleep", "sleep", "thrd_sleep", NULL,
-	};
-
-	if (!func)
-		return false;
 	if (!strncmp(func, "__GI_", 5))
 		func += 5;
-	func += strspn(func, "_");
-	for (int i = 0; names[i]; i++)
-		if (!strcmp(func, names[i]))
+	return func + strspn(func, "_");
+}
+
+/* func is one of names, or (prefix) starts with one; glibc's 64-bit
+ * time variants ("___pthread_cond_timedwait64") are their function. */
+static bool named(const char *func, const char *const *names, bool prefix)
+{
+	if (!func)
+		return false;
+	func = bare(func);
+	for (int i = 0; names[i]; i++) {
+		size_t n = strlen(names[i]);
+
+		if (!strncmp(func, names[i], n) &&
+		    (prefix || !func[n] || !strcmp(func + n, "64") ||
+		     !strcmp(func + n, "_time64")))
 			return true;
+	}
 	return false;
 }
 
-/* Below its frame in the program's code, th sleeps for a time. */
-static bool sleeps(const struct snap_thread *th)
+/* A call that puts a thread to sleep for a time, or that waits with a
+ * time-out or for input (a file, a socket, a pipe): it wakes up by
+ * itself or from outside the job, not only from another thread. */
+static bool is_sleep(const char *func)
 {
+	static const char *const names[] = {
+		"clock_nanosleep", "nanosleep",
+		"usleep", "sleep", "thrd_sleep", "poll", "ppoll", "select",
+		"pselect", "pselect6", "epoll_wait", "epoll_pwait",
+		"epoll_pwait2", "pthread_cond_timedwait",
+		"pthread_cond_clockwait", "sem_timedwait", "sem_clockwait",
+		"pthread_mutex_timedlock", "pthread_mutex_clocklock", NULL,
+	};
+
+	return named(func, names, false);
+}
+
+/* A C library function that computes (copies, compares, sorts): a
+ * thread innermost in it runs. */
+static bool is_libc_work(const char *func)
+{
+	static const char *const names[] = {
+		"mem", "str", "wmem", "wcs", "qsort", "msort", "bsearch",
+		NULL,
+	};
+
+	return named(func, names, true);
+}
+
+/* How a thread outside MPI may yet go on (computing_thread). */
+static enum anl_going going(const struct snap_thread *th)
+{
+	if (th->user_frame == 0 ||
+	    (th->nframes && is_libc_work(th->frames[0].func)))
+		return ANL_GOING_RUNS;
 	for (int f = 0; f < th->user_frame; f++)
 		if (is_sleep(th->frames[f].func))
+			return ANL_GOING_SLEEPS;
+	return ANL_GOING_NO;
+}
+
+/* Does th run the program's code somewhere on its stack: a frame in the
+ * executable, or in obj (the object the rank's MPI calls come from)? */
+static bool programs_thread(const struct snap_thread *th, const char *exe,
+			    const char *obj)
+{
+	for (int f = 0; f < th->nframes; f++) {
+		const char *o = th->frames[f].object;
+
+		if (o && ((exe && !strcmp(o, exe)) || (obj && !strcmp(o, obj))))
 			return true;
+	}
 	return false;
 }
 
 /*
- * The thread of sr that was running the program's own code when it was
- * stopped (its innermost frame in the object that calls MPI, outside
- * MPI), or that the program's code put to sleep for a time (sleep(),
- * usleep(), nanosleep()), or -1.  It may yet send what the others wait
- * for: as a rank of one thread outside MPI is running, so is this one.
- * A thread outside MPI anywhere else does not count: helper threads the
- * collector did not recognise as progress threads (UCX, OpenMP pools)
- * spin or sleep in their own libraries and would hide every deadlock,
- * and a thread that joins, waits on a condition or a lock (libc
- * innermost) waits for the other threads.
+ * The thread of sr, outside MPI, that may yet send what the others wait
+ * for, or -1: as a rank of one thread outside MPI is running, so is
+ * this one.  It must be the program's own (a frame in the executable or
+ * in the object that makes the rank's MPI calls: helper threads of UCX,
+ * OpenMP pools, CUDA, that the collector did not recognise as progress
+ * threads spin or sleep in their own libraries and would hide every
+ * deadlock), and it must compute (innermost in the program's code, in a
+ * library of the program's, or in a C library function that computes:
+ * memcpy) or sleep for a time or wait with a time-out or for input
+ * (sleep(), poll(), pthread_cond_timedwait()).  A thread that joins,
+ * waits on a condition or a lock without a time-out waits for the other
+ * threads, and does not count.  *how says which (ANL_GOING_*).
  */
-static int computing_thread(const struct snap_rank *sr)
+static int computing_thread(const struct snap_rank *sr, uint8_t *how)
 {
 	const char *obj = NULL;
 
@@ -470,11 +525,12 @@ static int computing_thread(const struct snap_rank *sr)
 	for (int t = 0; obj && t < sr->nthreads; t++) {
 		const struct snap_thread *th = &sr->threads[t];
 
-		if (!th->mpi_call && !th->progress_thread &&
-		    th->user_frame >= 0 && th->user_frame < th->nframes &&
-		    th->frames[th->user_frame].object &&
-		    !strcmp(th->frames[th->user_frame].object, obj) &&
-		    (th->user_frame == 0 || sleeps(th)))
+		if (th->mpi_call || th->progress_thread ||
+		    th->user_frame < 0 || th->user_frame >= th->nframes ||
+		    !programs_thread(th, sr->exe, obj))
+			continue;
+		*how = (uint8_t)going(th);
+		if (*how != ANL_GOING_NO)
 			return t;
 	}
 	return -1;
@@ -485,6 +541,14 @@ static int computing_thread(const struct snap_rank *sr)
  * non-blocking MPI call (then the rank can go on).  A thread outside MPI
  * counts only when it computes (computing_thread).  The rank's own
  * spinning call counts as blocking (spin). */
+/* th is in the rank's own spinning call (spin_class). */
+static bool spins(const struct snap_rank *sr, const struct snap_thread *th,
+		  bool spin)
+{
+	return spin && sr->mpi_call && th->mpi_call &&
+	       !strcmp(th->mpi_call, sr->mpi_call);
+}
+
 static int app_calls(const struct snap_rank *sr, const char **calls,
 		     bool spin, bool *free_thread)
 {
@@ -497,8 +561,7 @@ static int app_calls(const struct snap_rank *sr, const char **calls,
 
 		if (th->progress_thread || cls == MD_CALL_NONE)
 			continue;
-		if (md_call_blocks(cls) ||
-		    (spin && !strcmp(th->mpi_call, sr->mpi_call)))
+		if (md_call_blocks(cls) || spins(sr, th, spin))
 			calls[n++] = th->mpi_call;
 		else if (cls == MD_CALL_POLL)
 			polls++;
@@ -511,8 +574,10 @@ static int app_calls(const struct snap_rank *sr, const char **calls,
 	for (int t = 0; polls && t < sr->nthreads; t++) {
 		const struct snap_thread *th = &sr->threads[t];
 
+		/* A thread in the spinning call is counted above. */
 		if (th->progress_thread ||
-		    anl_call_class(th->mpi_call) != MD_CALL_POLL)
+		    anl_call_class(th->mpi_call) != MD_CALL_POLL ||
+		    spins(sr, th, spin))
 			continue;
 		if (n && sr->progress == SNAP_PROGRESS_STABLE)
 			calls[n++] = th->mpi_call;
@@ -614,7 +679,8 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 	enum md_call_class cls = spin_class(b, rank);
 	bool spin = (b->r->ranks[rank].miss & ANL_MISS_SPIN) != 0;
 	int n = app_calls(sr, calls, spin, &free_thread);
-	int computing = free_thread ? -1 : computing_thread(sr);
+	uint8_t how = ANL_GOING_NO;
+	int computing = free_thread ? -1 : computing_thread(sr, &how);
 	enum wfg_state st = classify(b, rank, cls,
 				     free_thread || computing >= 0);
 	enum wfg_cond cond = WFG_AND;
@@ -626,8 +692,10 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 	b->r->ranks[rank].state = (uint8_t)st;
 	/* Only when nothing else made it active. */
 	if (st == WFG_ACTIVE && computing >= 0 && md_call_blocks(cls) &&
-	    sr->progress != SNAP_PROGRESS_CHANGED)
+	    sr->progress != SNAP_PROGRESS_CHANGED) {
 		b->r->ranks[rank].computing = computing;
+		b->r->ranks[rank].computing_how = how;
+	}
 	if (st != WFG_BLOCKED)
 		b->r->ranks[rank].miss &= (uint16_t)~ANL_MISS_SPIN;
 	if (st == WFG_UNKNOWN) {

@@ -309,7 +309,8 @@ static void threads_arr(jg g, const struct anl_result *r, int rank)
 		num(g, "line", f ? f->line : 0);
 		if (r->ranks[rank].computing == t)
 			boolean(g, "keeps_rank_going", true);
-		if (r->ranks[rank].computing == t && th->user_frame > 0)
+		if (r->ranks[rank].computing == t &&
+		    r->ranks[rank].computing_how == ANL_GOING_SLEEPS)
 			boolean(g, "sleeps", true);
 		yajl_gen_map_close(g);
 	}

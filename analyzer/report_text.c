@@ -562,7 +562,8 @@ static void put_computing(const struct anl_result *r, const struct group *g,
 	if (g->rs.count > 1)
 		fprintf(out, "rank %d's ", g->first);
 	fprintf(out, "thread %d %s", th->tid,
-		th->user_frame ? "sleeps" : "runs");
+		r->ranks[g->first].computing_how == ANL_GOING_SLEEPS ? "sleeps"
+								     : "runs");
 	if (f->file && f->line > 0)
 		fprintf(out, " at %s:%d", f->file, f->line);
 	if (f->func)

@@ -924,3 +924,118 @@ Test(report, several_candidate_receives_with_a_rank_behind_are_no_clean_bill)
 	free(got);
 	snap_free(s);
 }
+
+/* What a thread of the program outside MPI is doing, innermost first:
+ * a timed or input wait (a time-out wakes it), computing in a C library
+ * function or in a library of the program's keeps the rank going; an
+ * untimed wait for another thread, or a helper thread of a library with
+ * no frame of the program, does not (QA: a worker in
+ * pthread_cond_timedwait, poll, memcpy or its own library made a healthy
+ * job a DEADLOCK, and `run` ended it). */
+Test(report, thread_of_the_program_that_waits_with_a_time_out_or_computes)
+{
+	static const struct {
+		const char *func, *object, *caller;
+		const char *says;	/* NULL: DEADLOCK */
+	} c[] = {
+		{ "___pthread_cond_timedwait64", "/lib/libc.so.6", "/app",
+		  "sleeps" },
+		{ "__GI___poll", "/lib/libc.so.6", "/app", "sleeps" },
+		{ "epoll_wait", "/lib/libc.so.6", "/app", "sleeps" },
+		{ "__memmove_avx_unaligned_erms", "/lib/libc.so.6", "/app",
+		  "runs" },
+		{ "work_step", "/usr/lib/libwork.so", "/app", "runs" },
+		{ "___pthread_cond_wait", "/lib/libc.so.6", "/app", NULL },
+		{ "__lll_lock_wait", "/lib/libc.so.6", "/app", NULL },
+		{ "epoll_wait", "/lib/libc.so.6", "/usr/lib/libucs.so.0",
+		  NULL },
+	};
+
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct snap *s = sb_new(2);
+		char *out, want[64];
+
+		for (int i = 0; i < 2; i++) {
+			struct snap_thread *th;
+			bool lib = strcmp(c[k].object, "/lib/libc.so.6") != 0;
+
+			s->ranks[i].thread_level = SNAP_TL_MULTIPLE;
+			s->ranks[i].exe = snap_str(s, "/app");
+			sb_recv(s, i, 1 - i, 5, "thr.c", 21);
+			s->ranks[i].progress = SNAP_PROGRESS_STABLE;
+			s->ranks[i].threads = xcalloc(2,
+						      sizeof(struct snap_thread));
+			s->ranks[i].nthreads = 2;
+			thread_in_recv(s, i, 0, 100 + i, 21);
+			s->ranks[i].threads[0].frames[1].object =
+				snap_str(s, "/app");
+			th = &s->ranks[i].threads[1];
+			th->tid = 200 + i;
+			th->nframes = 3;
+			th->frames = xcalloc(3, sizeof(*th->frames));
+			th->frames[0].func = snap_str(s, c[k].func);
+			th->frames[0].object = snap_str(s, c[k].object);
+			th->frames[1].func = snap_str(s, "worker");
+			th->frames[1].object = snap_str(s, c[k].caller);
+			th->frames[1].file = snap_str(s, "thr.c");
+			th->frames[1].line = 30;
+			th->frames[2].func = snap_str(s, "start_thread");
+			th->frames[2].object = snap_str(s, "/lib/libc.so.6");
+			th->mpi_frame = -1;
+			th->user_frame = lib ? 0 : 1;
+		}
+		out = render(s, &text);
+		snprintf(want, sizeof(want), "thread 200 %s at thr.c:30",
+			 c[k].says ? c[k].says : "");
+		if (!strcmp(c[k].object, "/usr/lib/libwork.so"))
+			snprintf(want, sizeof(want), "thread 200 runs");
+		if (c[k].says)
+			cr_expect(!strncmp(out, "NO DEADLOCK", 11) &&
+				  strstr(out, want), "%s in %s: %s", c[k].func,
+				  c[k].caller, out);
+		else
+			cr_expect(!strncmp(out, "DEADLOCK", 8), "%s in %s: %s",
+				  c[k].func, c[k].caller, out);
+		free(out);
+		snap_free(s);
+	}
+}
+
+/* A rank spinning in MPI_Test (its pending receive stable between the
+ * looks) with a second thread polling MPI_Iprobe: each thread's call is
+ * counted once (found by the fuzzer: the spinning thread was counted by
+ * both passes of app_calls, past the end of the array of calls). */
+Test(report, spinning_thread_beside_a_polling_one_is_counted_once)
+{
+	static const char snapshot[] =
+		"{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,"
+		"\"time\":1,\"starter_pid\":1,\"looks\":2,"
+		"\"interval_ms\":1000,\"nranks\":2,\"ncomms\":1}\n"
+		"{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\","
+		"\"size\":2,\"group\":\"0-1\"}\n"
+		"{\"rank\":0,\"progress\":\"stable\",\"thread_level\":"
+		"\"multiple\",\"call\":\"MPI_Test\",\"members\":[[0,0]],"
+		"\"ops\":[{\"kind\":\"recv\",\"comm\":0,\"peer\":1,"
+		"\"peer_global\":1,\"tag\":0,\"length\":4}],\"threads\":["
+		"{\"tid\":1,\"call\":\"MPI_Test\",\"frames\":[{\"func\":"
+		"\"PMPI_Test\",\"object\":\"libmpi.so.40\"},{\"func\":\"main\","
+		"\"object\":\"/app\",\"file\":\"t.c\",\"line\":5}],"
+		"\"mpi_frame\":0,\"user_frame\":1},"
+		"{\"tid\":2,\"call\":\"MPI_Iprobe\",\"frames\":[{\"func\":"
+		"\"PMPI_Iprobe\",\"object\":\"libmpi.so.40\"},{\"func\":"
+		"\"service\",\"object\":\"/app\",\"file\":\"t.c\",\"line\":9}],"
+		"\"mpi_frame\":0,\"user_frame\":1}]}\n"
+		"{\"rank\":1,\"progress\":\"stable\",\"call\":\"MPI_Recv\","
+		"\"members\":[[0,1]],\"ops\":[{\"kind\":\"recv\",\"comm\":0,"
+		"\"peer\":0,\"peer_global\":0,\"tag\":0,\"length\":4}]}\n";
+	FILE *f = fmemopen((void *)snapshot, sizeof(snapshot) - 1, "r");
+	struct snap *s = NULL;
+	char *got;
+
+	cr_assert_eq(snap_read(f, "spin-poll", &s), 0);
+	fclose(f);
+	got = render(s, &text);
+	cr_expect(!strncmp(got, "DEADLOCK", 8), "%s", got);
+	free(got);
+	snap_free(s);
+}
