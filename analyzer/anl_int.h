@@ -91,6 +91,9 @@ struct anl_rank {
 				 * in its threads) runs the program's own
 				 * code outside MPI and may yet send; -1 */
 	uint8_t computing_how;	/* enum anl_going, with computing */
+	/* Its wait condition is guessed only from its point-to-point
+	 * operations (none visible, or several that could block it). */
+	uint8_t guess_only;
 };
 
 /* How a thread outside MPI may yet go on. */

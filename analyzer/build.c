@@ -455,21 +455,50 @@ static bool is_sleep(const char *func)
 
 /* A C library function that computes (copies, compares, sorts): a
  * thread innermost in it runs. */
-static bool is_libc_work(const char *func)
+static bool is_libc_work(const struct snap_frame *f)
 {
 	static const char *const names[] = {
 		"mem", "str", "wmem", "wcs", "qsort", "msort", "bsearch",
 		NULL,
 	};
+	const char *o = f->object ? strrchr(f->object, '/') : NULL;
 
-	return named(func, names, true);
+	o = o ? o + 1 : f->object;
+	return o && (!strncmp(o, "libc.so", 7) || !strncmp(o, "libc-", 5)) &&
+	       named(f->func, names, true);
 }
 
-/* How a thread outside MPI may yet go on (computing_thread). */
+/* Libraries whose threads wait inside them (a barrier's spin then futex
+ * in libgomp, a stream sync in libcuda): innermost there, a thread of
+ * the program waits, it does not compute. */
+static bool is_waiting_library(const char *object)
+{
+	static const char *const libs[] = {
+		"libgomp.so", "libomp.so", "libiomp5.so", "libtbb", "libcuda",
+		"libnccl", "libucs.so", "libucp.so", "libuct.so",
+		"libfabric.so", "libpsm", "libzmq.so", "libstdc++.so",
+		NULL,
+	};
+	const char *b = object ? strrchr(object, '/') : NULL;
+
+	b = b ? b + 1 : object;
+	for (int i = 0; b && libs[i]; i++)
+		if (!strncmp(b, libs[i], strlen(libs[i])))
+			return true;
+	return false;
+}
+
+/* How a thread of the program outside MPI may yet go on
+ * (computing_thread): it runs innermost in the program's code or a
+ * library of its own, or in libc's mem* / str*; or it sleeps or waits
+ * with a time-out below the program's frame. */
 static enum anl_going going(const struct snap_thread *th)
 {
-	if (th->user_frame == 0 ||
-	    (th->nframes && is_libc_work(th->frames[0].func)))
+	if (!th->nframes)
+		return ANL_GOING_NO;
+	if ((th->user_frame == 0 &&
+	     !is_waiting_library(th->frames[0].object)) ||
+	    is_libc_work(&th->frames[0]))
 		return ANL_GOING_RUNS;
 	for (int f = 0; f < th->user_frame; f++)
 		if (is_sleep(th->frames[f].func))
@@ -536,11 +565,6 @@ static int computing_thread(const struct snap_rank *sr, uint8_t *how)
 	return -1;
 }
 
-/* Threads of a rank: the blocking MPI calls of its application threads
- * (into calls, returns their number) and whether one of them sits in a
- * non-blocking MPI call (then the rank can go on).  A thread outside MPI
- * counts only when it computes (computing_thread).  The rank's own
- * spinning call counts as blocking (spin). */
 /* th is in the rank's own spinning call (spin_class). */
 static bool spins(const struct snap_rank *sr, const struct snap_thread *th,
 		  bool spin)
@@ -548,6 +572,12 @@ static bool spins(const struct snap_rank *sr, const struct snap_thread *th,
 	return spin && sr->mpi_call && th->mpi_call &&
 	       !strcmp(th->mpi_call, sr->mpi_call);
 }
+
+/* Threads of a rank: the blocking MPI calls of its application threads
+ * (into calls, returns their number) and whether one of them sits in a
+ * non-blocking MPI call (then the rank can go on).  A thread outside MPI
+ * counts only when it computes (computing_thread).  The rank's own
+ * spinning call counts as blocking (spin). */
 
 static int app_calls(const struct snap_rank *sr, const char **calls,
 		     bool spin, bool *free_thread)
@@ -617,7 +647,7 @@ static enum wfg_state classify(struct bctx *b, int rank,
  * DLL's ops are per rank, so the rank goes on when any op or any of the
  * threads' collectives can: OR over all of them. */
 static void link_threads(struct bctx *b, int rank, const char **calls, int n,
-			 bool *guessed)
+			 bool *guessed, bool *p2p_guess)
 {
 	bool p2p = false;
 
@@ -631,7 +661,7 @@ static void link_threads(struct bctx *b, int rank, const char **calls, int n,
 			/* A probe loop posts nothing that stays: any rank's
 			 * message may be the one it waits for. */
 			add_guess(b, rank, MD_CALL_PROBE);
-			*guessed = true;
+			*p2p_guess = true;
 		} else
 			p2p = true;
 	}
@@ -675,7 +705,9 @@ static bool waits_outside(const struct bctx *b, int rank,
 static void link_rank(struct bctx *b, int rank, const char **calls)
 {
 	const struct snap_rank *sr = &b->s->ranks[rank];
-	bool free_thread, guessed = false;
+	/* guessed: a collective's communicator; p2p_guess: what a
+	 * point-to-point wait waits for (anl_decide's lone_guess). */
+	bool free_thread, guessed = false, p2p_guess = false;
 	enum md_call_class cls = spin_class(b, rank);
 	bool spin = (b->r->ranks[rank].miss & ANL_MISS_SPIN) != 0;
 	int n = app_calls(sr, calls, spin, &free_thread);
@@ -701,7 +733,7 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 	if (st == WFG_UNKNOWN) {
 		/* No edges: what it waits for is not in the graph. */
 	} else if (st == WFG_BLOCKED && n >= 2) {
-		link_threads(b, rank, calls, n, &guessed);
+		link_threads(b, rank, calls, n, &guessed, &p2p_guess);
 		cond = WFG_OR;
 	} else if (st == WFG_BLOCKED && md_call_collective(cls)) {
 		if (anl_link_coll(b, rank, sr->mpi_call, cls, &guessed)) {
@@ -711,7 +743,7 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 	} else if (st == WFG_BLOCKED) {
 		bool transfer = false;
 
-		cond = link_p2p(b, rank, cls, &transfer, &guessed);
+		cond = link_p2p(b, rank, cls, &transfer, &p2p_guess);
 		if (transfer) {
 			st = WFG_ACTIVE;
 			b->r->ranks[rank].state = (uint8_t)st;
@@ -722,7 +754,8 @@ static void link_rank(struct bctx *b, int rank, const char **calls)
 		st = WFG_ACTIVE;
 		b->r->ranks[rank].state = (uint8_t)st;
 	}
-	wfg_set_node(b->r->g, rank, st, cond, guessed);
+	b->r->ranks[rank].guess_only = p2p_guess && !guessed;
+	wfg_set_node(b->r->g, rank, st, cond, guessed || p2p_guess);
 }
 
 void anl_build(struct anl_result *r)

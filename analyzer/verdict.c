@@ -36,8 +36,7 @@ static bool lone_guess(const struct anl_result *r, const uint8_t *pes)
 			return false;
 		stuck = i;
 	}
-	return stuck >= 0 && wfg_guessed(r->g, stuck) &&
-	       (r->ranks[stuck].miss & (ANL_MISS_NOOP | ANL_MISS_SEVERAL));
+	return stuck >= 0 && r->ranks[stuck].guess_only;
 }
 
 static int count_unknown(const struct anl_result *r)

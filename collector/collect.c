@@ -260,6 +260,32 @@ static void detach_all(struct col *c)
 	c->st.detach_ns += md_now_ns() - t0;
 }
 
+/*
+ * The newer look fresh read neither stacks nor queues (its reads failed):
+ * it takes the older look's stacks, call and what else was read only
+ * with them (the thread level, the library's count), and keeps its own
+ * "queues not read" with the reason, so the report names both where the
+ * rank waits and what is missing.  r gets fresh's (empty) threads, freed
+ * with it.  A later look is compared with this one: its operations with
+ * none (not movement), the rest as read.
+ */
+static void keep_older_stacks(struct snap_rank *r, struct snap_rank *fresh)
+{
+	struct snap_rank t = *fresh;
+
+	fresh->nthreads = r->nthreads;
+	fresh->threads = r->threads;
+	fresh->mpi_call = r->mpi_call;
+	fresh->call_func = r->call_func;
+	fresh->call_file = r->call_file;
+	fresh->call_line = r->call_line;
+	fresh->thread_level = r->thread_level;
+	fresh->has_completions = r->has_completions;
+	fresh->completions = r->completions;
+	r->nthreads = t.nthreads;
+	r->threads = t.threads;
+}
+
 /* Keep the newest look of rank i in the snapshot, judging progress.  A
  * polling loop caught between two calls of its polling call keeps the
  * look in the call: the report shows where it polls. */
@@ -293,20 +319,7 @@ static void keep_look(struct col *c, int i, struct snap_rank *fresh, int look)
 			same == LK_SAME_KEEP ? look + 1 : look);
 	if (same == LK_SAME_KEEP && fresh->queues == SNAP_QUEUES_NONE &&
 	    r->queues == SNAP_QUEUES_OK) {
-		/* The newer look read neither stacks nor queues (its reads
-		 * failed): it keeps the older look's stacks and call, and
-		 * its own "queues not read" with the reason, so the report
-		 * names both where the rank waits and what is missing. */
-		struct snap_rank t = *fresh;
-
-		fresh->nthreads = r->nthreads;
-		fresh->threads = r->threads;
-		fresh->mpi_call = r->mpi_call;
-		fresh->call_func = r->call_func;
-		fresh->call_file = r->call_file;
-		fresh->call_line = r->call_line;
-		r->nthreads = t.nthreads;
-		r->threads = t.threads;
+		keep_older_stacks(r, fresh);
 		same = LK_SAME;
 	}
 	if (same == LK_POLL_KEEP || same == LK_SAME_KEEP) {

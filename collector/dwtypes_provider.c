@@ -151,17 +151,17 @@ char *dt_headers_missing(const char *incdir, bool given)
 					"to the include folder of the job's "
 					"Open MPI", path);
 		else if (!is_dir(incdir))
-			msg = xasprintf("MD_OMPI_INCDIR=%s is not a folder (no "
-					"%s there): set it to the include "
-					"folder of the job's Open MPI, or unset "
-					"it to use %s", incdir, files[i],
-					DT_OMPI_INCDIR);
+			msg = xasprintf("MD_OMPI_INCDIR=%s is not a folder "
+					"(no %s there): set it to the "
+					"include folder of the job's Open "
+					"MPI, or unset it to use %s", incdir,
+					files[i], DT_OMPI_INCDIR);
 		else
 			msg = xasprintf("MD_OMPI_INCDIR=%s names a folder "
 					"without %s: set it to the include "
-					"folder of the job's Open MPI, or unset "
-					"it to use %s", incdir, files[i],
-					DT_OMPI_INCDIR);
+					"folder of the job's Open MPI, or "
+					"unset it to use %s", incdir,
+					files[i], DT_OMPI_INCDIR);
 	}
 	free(path);
 	return msg;

@@ -828,9 +828,8 @@ static void assert_ranks_below(const char *got, int nranks)
 {
 	for (const char *p = got; (p = strstr(p, "rank ")); p += 5)
 		if (p[5] >= '0' && p[5] <= '9')
-			cr_assert_lt(atoi(p + 5), nranks,
-				     "the report names a rank past the job:\n%s",
-				     got);
+			cr_assert_lt(atoi(p + 5), nranks, "the report names "
+				     "a rank past the job:\n%s", got);
 }
 
 /* A rank that waits on an unread rank both directly (a thread's
@@ -949,6 +948,11 @@ Test(report, thread_of_the_program_that_waits_with_a_time_out_or_computes)
 		{ "__lll_lock_wait", "/lib/libc.so.6", "/app", NULL },
 		{ "epoll_wait", "/lib/libc.so.6", "/usr/lib/libucs.so.0",
 		  NULL },
+		/* An OpenMP worker at a barrier: main._omp_fn.0 below. */
+		{ "gomp_team_barrier_wait_end", "/lib/libgomp.so.1", "/app",
+		  NULL },
+		/* A function of the program named like libc's is not. */
+		{ "memo_wait", "/lib/libfoo.so", "/lib/libc.so.6", NULL },
 	};
 
 	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
@@ -963,8 +967,8 @@ Test(report, thread_of_the_program_that_waits_with_a_time_out_or_computes)
 			s->ranks[i].exe = snap_str(s, "/app");
 			sb_recv(s, i, 1 - i, 5, "thr.c", 21);
 			s->ranks[i].progress = SNAP_PROGRESS_STABLE;
-			s->ranks[i].threads = xcalloc(2,
-						      sizeof(struct snap_thread));
+			s->ranks[i].threads =
+				xcalloc(2, sizeof(struct snap_thread));
 			s->ranks[i].nthreads = 2;
 			thread_in_recv(s, i, 0, 100 + i, 21);
 			s->ranks[i].threads[0].frames[1].object =

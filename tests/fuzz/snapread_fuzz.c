@@ -223,7 +223,8 @@ static void gen_header(struct gen *g)
 	g->nranks = 1 + (int)pick(g, 8);
 	g->ncomms = 1 + (int)pick(g, 4);
 	fprintf(g->out,
-		"{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"time\":1,"
+		"{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,"
+		"\"time\":1,"
 		"\"starter_pid\":%d,\"looks\":%d,\"interval_ms\":%d,"
 		"\"mpi\":\"%s\",\"nranks\":%d,\"ncomms\":%d}\n",
 		(int)pick(g, 3), 1 + (int)pick(g, 3), (int)pick(g, 2) * 1000,
@@ -254,7 +255,8 @@ static void gen_comm(struct gen *g, int c)
 	fputs("]", g->out);
 	g->remote[c] = c && !pick(g, 4) ? 1 + (int)pick(g, 2) : 0;
 	if (g->remote[c]) {
-		fprintf(g->out, ",\"remote_size\":%d,\"remote\":[", g->remote[c]);
+		fprintf(g->out, ",\"remote_size\":%d,\"remote\":[",
+			g->remote[c]);
 		for (int i = 0, r = (int)pick(g, 8); i < g->remote[c]; i++) {
 			g->rgroup[c][i] = (r + i) % g->nranks;
 			fprintf(g->out, "%s%d", i ? "," : "", g->rgroup[c][i]);
@@ -309,7 +311,8 @@ static void gen_op(struct gen *g, int r)
 	fprintf(g->out, ",\"length\":%u,\"request\":\"0x%x\"",
 		4u << pick(g, 20), 0x1000 + (unsigned)pick(g, 8) * 0x100);
 	if (!pick(g, 3))
-		fprintf(g->out, ",\"source\":\"%s\"", one(g, snap_source_names));
+		fprintf(g->out, ",\"source\":\"%s\"",
+			one(g, snap_source_names));
 	if (!pick(g, 3))
 		fprintf(g->out, ",\"actual\":{\"peer\":%d,\"tag\":%d}",
 			(int)pick(g, (unsigned)peers), tags[pick(g, 5)]);
@@ -379,7 +382,8 @@ static void gen_track(struct gen *g, int r)
 		if (pick(g, 4))
 			fprintf(g->out, ",\"peer\":%d", (int)pick(g, 8));
 		else
-			fprintf(g->out, ",\"peer\":\"%s\"", specials[pick(g, 3)]);
+			fprintf(g->out, ",\"peer\":\"%s\"",
+				specials[pick(g, 3)]);
 		fprintf(g->out, ",\"tag\":%d,\"count\":%d,\"ncalls\":%d,"
 				"\"file\":\"a.c\",\"line\":%d}",
 			(int)pick(g, 3), (int)pick(g, 5), 1 + (int)pick(g, 4),

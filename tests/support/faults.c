@@ -49,7 +49,7 @@ void fault_expect_unread_named(const struct snap *s, int victim,
 	const struct snap_rank *v = &s->ranks[victim];
 	const char *why = v->state != SNAP_RANK_COLLECTED ? v->reason
 							  : v->queues_reason;
-	char *report = text_report(s), *missing, *rank = NULL;
+	char *report = text_report(s), *missing, *rank = NULL, *end_of;
 	bool named = false;
 
 	cr_assert(why && *why, "%s at %s: rank %d: no reason in the snapshot",
@@ -57,8 +57,11 @@ void fault_expect_unread_named(const struct snap *s, int victim,
 	if (asprintf(&rank, "rank %d:", victim) < 0)
 		rank = NULL;
 	cr_assert_not_null(rank);
-	/* One line of "missing:" names the rank and why. */
+	/* One line of "missing:" (up to the blank line that ends it) names
+	 * the rank and why. */
 	missing = strstr(report, "\nmissing:\n");
+	if (missing && (end_of = strstr(missing + 10, "\n\n")))
+		end_of[1] = '\0';
 	for (char *l = missing; l && *l; l = strchr(l + 1, '\n')) {
 		char *end = strchrnul(l + 1, '\n'), keep = *end;
 

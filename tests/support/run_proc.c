@@ -35,7 +35,8 @@ static void redirect(const char *path, int fd, int flags)
 	int f = open(path ? path : "/dev/null", flags, 0644);
 
 	if (f < 0) {
-		fprintf(stderr, "open %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "open %s: %s\n", path ? path : "/dev/null",
+			strerror(errno));
 		_exit(127);
 	}
 	if (f != fd) {
@@ -80,28 +81,40 @@ pid_t rp_spawn(char *const argv[], const char *in_path, const char *out_path,
 	return rp_spawn_env(argv, NULL, in_path, out_path, err_path);
 }
 
+/* Has pid exited (not yet reaped: its pid and group stay ours)?  1 yes,
+ * 0 not yet, -1 it is no child of ours. */
+static int exited(pid_t pid)
+{
+	siginfo_t si = { 0 };
+
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		if (errno != EINTR)
+			return -1;
+	return si.si_pid == pid;
+}
+
 int rp_wait_status(pid_t pid, int timeout_ms)
 {
 	long long deadline = md_now_ns() + timeout_ms * 1000000LL;
-	int st;
+	int st = -1, e;
 
 	if (pid <= 0)
 		return -1;
-	while (waitpid(pid, &st, WNOHANG) != pid) {
-		if (md_now_ns() > deadline) {
-			/* SIGTERM first: the tool detaches from its ranks. */
-			kill(pid, SIGTERM);
-			for (int t = 0; t < 150; t++) {
-				if (waitpid(pid, &st, WNOHANG) == pid)
-					break;
-				sleep_ms(20);
-			}
-			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
+	while (!(e = exited(pid)) && md_now_ns() <= deadline)
 		sleep_ms(20);
+	if (e < 0)
+		return -1;
+	if (!e) {
+		/* SIGTERM first: the tool detaches from its ranks. */
+		kill(pid, SIGTERM);
+		for (int t = 0; t < 150 && !exited(pid); t++)
+			sleep_ms(20);
 	}
+	/* The leader is not reaped yet, so its group is nobody else's:
+	 * whatever it left behind (an mpirun, ranks) goes with it. */
+	kill(-pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid || !e)
+		return -1;
 	return st;
 }
 
