@@ -29,7 +29,7 @@ struct e2e {
 	char prog[4096];
 	char out[4096];
 	char err[4096];
-	pid_t job;		/* mpiexec, when the test started it */
+	struct mj_job *job;	/* mpiexec, when the test started it */
 };
 
 static struct e2e cur;
@@ -48,7 +48,6 @@ static void build_ring(struct e2e *e, const char *mpicc)
 static void setup_job(struct e2e *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->job = -1;
 	if (!rp_bin())
 		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
 	if (access(MPICH_G "/.mpi-deadlock-built", F_OK))
@@ -66,11 +65,8 @@ static void fini(void)
 	if (!cur.dir)
 		return;
 	n = rp_rank_pids(cur.dir, pids, NP);
-	if (cur.job > 0) {
-		kill(cur.job, SIGTERM);
-		if (rp_wait(cur.job, 5000) < 0)
-			kill(cur.job, SIGKILL);
-	}
+	mj_end(cur.job);
+	cur.job = NULL;
 	rp_wait_gone(pids, n, 2000);
 	rp_kill_all(pids, n);
 	mj_tmpdir_end(&cur.dir);
@@ -140,12 +136,12 @@ static void attach_job(const char *mpiexec, int target, const char *opt,
 	int code;
 
 	char *job[] = { S(mpiexec), S("-np"), S("3"), cur.prog, cur.dir, NULL };
-	cur.job = rp_spawn(job, NULL, NULL, NULL);
-	cr_assert_gt(cur.job, 0);
+	cur.job = mj_start_argv(job, cur.dir, NULL);
+	cr_assert_not_null(cur.job);
 	cr_assert_eq(wait_ranks(&cur, pids), NP, "the ranks never started");
 	sleep(1);
 	snprintf(pid, sizeof(pid), "%d",
-		 (int)(target < 0 ? cur.job : pids[target]));
+		 (int)(target < 0 ? cur.job->pid : pids[target]));
 	char *argv[] = { S(rp_bin()), S("--attach"), pid, S(opt), NULL };
 	code = rp_wait(rp_spawn(argv, NULL, cur.out, cur.err), 120000);
 	*out = mj_slurp(cur.out);
@@ -188,7 +184,6 @@ static void attach_debian(const char *which)
 	pid_t pids[NP];
 
 	memset(&cur, 0, sizeof(cur));
-	cur.job = -1;
 	if (!rp_bin())
 		cr_skip_test("MD_BIN is not set to the built mpi-deadlock");
 	if (access(DEB_MPICC, X_OK) || access(DEB_MPIEXEC, X_OK))
