@@ -21,16 +21,8 @@
 
 static char *render(const struct snap *s, const struct anl_opts *o)
 {
-	struct anl_result *r = anl_analyze(s);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
 	inv_check(s, "report test");
-	anl_report(r, o, f);
-	fclose(f);
-	anl_result_free(r);
-	return text;
+	return sb_render(s, o);
 }
 
 static void compare(const struct snap *s, const struct anl_opts *o,
@@ -864,12 +856,9 @@ Test(report, unread_peer_reached_two_ways_names_ranks_of_the_job)
 		"\"line\":15}],\"mpi_frame\":0,\"user_frame\":1}]}\n"
 		"{\"rank\":3,\"state\":\"unread\",\"reason\":\"ptrace: "
 		"Operation not permitted\",\"members\":[[0,3]]}\n";
-	FILE *f = fmemopen((void *)snapshot, sizeof(snapshot) - 1, "r");
-	struct snap *s = NULL;
+	struct snap *s = sb_read_text(snapshot);
 	char *got;
 
-	cr_assert_eq(snap_read(f, "two-ways", &s), 0);
-	fclose(f);
 	got = render(s, &text);
 	cr_assert(strstr(got, "unread peer 1: rank 2\n"), "%s", got);
 	cr_assert(strstr(got, "rank 3 (not read)"), "%s", got);
@@ -1032,12 +1021,9 @@ Test(report, spinning_thread_beside_a_polling_one_is_counted_once)
 		"{\"rank\":1,\"progress\":\"stable\",\"call\":\"MPI_Recv\","
 		"\"members\":[[0,1]],\"ops\":[{\"kind\":\"recv\",\"comm\":0,"
 		"\"peer\":0,\"peer_global\":0,\"tag\":0,\"length\":4}]}\n";
-	FILE *f = fmemopen((void *)snapshot, sizeof(snapshot) - 1, "r");
-	struct snap *s = NULL;
+	struct snap *s = sb_read_text(snapshot);
 	char *got;
 
-	cr_assert_eq(snap_read(f, "spin-poll", &s), 0);
-	fclose(f);
 	got = render(s, &text);
 	cr_expect(!strncmp(got, "DEADLOCK", 8), "%s", got);
 	free(got);

@@ -21,15 +21,8 @@
 static char *render(const struct snap *s, enum anl_format fmt)
 {
 	struct anl_opts o = { .format = fmt };
-	struct anl_result *r = anl_analyze(s);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
 
-	anl_report(r, &o, f);
-	fclose(f);
-	anl_result_free(r);
-	return text;
+	return sb_render(s, &o);
 }
 
 static void compare(const struct snap *s, enum anl_format fmt,

@@ -10,17 +10,8 @@
 
 #include "md.h"
 #include "snap.h"
+#include "support/snapbuild.h"
 
-static struct snap *read_text(const char *text)
-{
-	FILE *f = fmemopen((void *)text, strlen(text), "r");
-	struct snap *s = NULL;
-
-	cr_assert_not_null(f);
-	cr_assert_eq(snap_read(f, "test", &s), 0);
-	fclose(f);
-	return s;
-}
 
 Test(snap_ob1, source_type_datatype_and_seq_round_trip)
 {
@@ -51,7 +42,7 @@ Test(snap_ob1, source_type_datatype_and_seq_round_trip)
 	cr_assert_eq(snap_write(s, f), 0);
 	fclose(f);
 	cr_expect(strstr(buf, "\"source\":\"ob1\""), "%s", buf);
-	back = read_text(buf);
+	back = sb_read_text(buf);
 	cr_assert_eq(back->ranks[1].nops, 2);
 	cr_expect_eq(back->ranks[1].ops[0].source, SNAP_SRC_DLL);
 	cr_expect_str_eq(back->ranks[1].ops[0].datatype, "MPI_DOUBLE");

@@ -10,20 +10,14 @@
 
 #include "analyze.h"
 #include "faults.h"
+#include "snapbuild.h"
 
 /* The text report of s, whole (heap, the caller's). */
 static char *text_report(const struct snap *s)
 {
 	static const struct anl_opts text = { .format = ANL_FORMAT_TEXT };
-	struct anl_result *r = anl_analyze(s);
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
 
-	anl_report(r, &text, f);
-	fclose(f);
-	anl_result_free(r);
-	return out;
+	return sb_render(s, &text);
 }
 
 void fault_expect_starter_gone(const struct snap *s, const char *err,

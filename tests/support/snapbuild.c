@@ -1,8 +1,10 @@
 /* snapbuild.c - hand-built snapshots for the analyzer's tests. */
 #include "support/snapbuild.h"
 
+#include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "md.h"
 
@@ -170,4 +172,29 @@ struct snap *sb_round_trip(const struct snap *s)
 	}
 	free(text);
 	return back;
+}
+
+struct snap *sb_read_text(const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	struct snap *s = NULL;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(snap_read(f, "test", &s), 0);
+	fclose(f);
+	return s;
+}
+
+char *sb_render(const struct snap *s, const struct anl_opts *o)
+{
+	struct anl_result *r = anl_analyze(s);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	anl_report(r, o, f);
+	fclose(f);
+	anl_result_free(r);
+	return text;
 }

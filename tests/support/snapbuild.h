@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analyze.h"
 #include "snap.h"
 
 /* n collected ranks, progress STABLE, queues read, not in MPI, all
@@ -48,5 +49,9 @@ struct snap *sb_ring(int n);
 /* s written by snap_write and read back by snap_read: the copy, or NULL
  * when either refused it (the reader says why on stderr). */
 struct snap *sb_round_trip(const struct snap *s);
+/* The snapshot in text (JSONL), read; the test fails if it does not. */
+struct snap *sb_read_text(const char *text);
+/* s analysed and reported with o, whole (heap, the caller's). */
+char *sb_render(const struct snap *s, const struct anl_opts *o);
 
 #endif /* MD_SNAPBUILD_H */
