@@ -418,8 +418,9 @@ static const char *bare(const char *func)
 	return func + strspn(func, "_");
 }
 
-/* func is one of names, or (prefix) starts with one; glibc's 64-bit
- * time variants ("___pthread_cond_timedwait64") are their function. */
+/* func (or an object's file name) is one of names, or (prefix) starts
+ * with one; glibc's 64-bit time variants ("___pthread_cond_timedwait64")
+ * are their function. */
 static bool named(const char *func, const char *const *names, bool prefix)
 {
 	if (!func)
@@ -453,18 +454,25 @@ static bool is_sleep(const char *func)
 	return named(func, names, false);
 }
 
+/* The file name of an object's path (NULL stays NULL). */
+static const char *object_name(const char *object)
+{
+	const char *slash = object ? strrchr(object, '/') : NULL;
+
+	return slash ? slash + 1 : object;
+}
+
 /* A C library function that computes (copies, compares, sorts): a
  * thread innermost in it runs. */
 static bool is_libc_work(const struct snap_frame *f)
 {
+	static const char *const libc[] = { "libc.so", "libc-", NULL };
 	static const char *const names[] = {
 		"mem", "str", "wmem", "wcs", "qsort", "msort", "bsearch",
 		NULL,
 	};
-	const char *o = f->object ? strrchr(f->object, '/') : NULL;
 
-	o = o ? o + 1 : f->object;
-	return o && (!strncmp(o, "libc.so", 7) || !strncmp(o, "libc-", 5)) &&
+	return named(object_name(f->object), libc, true) &&
 	       named(f->func, names, true);
 }
 
@@ -479,13 +487,8 @@ static bool is_waiting_library(const char *object)
 		"libfabric.so", "libpsm", "libzmq.so", "libstdc++.so",
 		NULL,
 	};
-	const char *b = object ? strrchr(object, '/') : NULL;
 
-	b = b ? b + 1 : object;
-	for (int i = 0; b && libs[i]; i++)
-		if (!strncmp(b, libs[i], strlen(libs[i])))
-			return true;
-	return false;
+	return named(object_name(object), libs, true);
 }
 
 /* How a thread of the program outside MPI may yet go on
