@@ -341,15 +341,21 @@ void tgt_fake_set_maps(struct tgt *t, const char *text)
 	f->maps = xstrdup(text);
 }
 
+/* A copy of the n tids in *dst (freed first), *ndst n. */
+static void set_tids(int **dst, int *ndst, const int *tids, int n)
+{
+	free(*dst);
+	*dst = xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	if (n)
+		memcpy(*dst, tids, (size_t)n * sizeof(int));
+	*ndst = n;
+}
+
 void tgt_fake_set_threads(struct tgt *t, const int *tids, int n)
 {
 	struct fake *f = tgt_impl(t);
 
-	free(f->tids);
-	f->tids = xmalloc((size_t)(n ? n : 1) * sizeof(int));
-	if (n)
-		memcpy(f->tids, tids, (size_t)n * sizeof(int));
-	f->ntids = n;
+	set_tids(&f->tids, &f->ntids, tids, n);
 }
 
 void tgt_fake_set_exe(struct tgt *t, const char *path)
@@ -490,11 +496,7 @@ void tgt_fake_set_stuck(struct tgt *t, const int *tids, int n)
 {
 	struct fake *f = tgt_impl(t);
 
-	free(f->stuck);
-	f->stuck = xmalloc((size_t)(n ? n : 1) * sizeof(int));
-	if (n)
-		memcpy(f->stuck, tids, (size_t)n * sizeof(int));
-	f->nstuck = n;
+	set_tids(&f->stuck, &f->nstuck, tids, n);
 }
 
 void tgt_fake_on_wait(struct tgt *t, tgt_fake_wait_fn fn, void *ctx)
