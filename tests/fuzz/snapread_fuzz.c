@@ -147,6 +147,7 @@ static struct snap *read_both(const void *data, size_t len)
  */
 struct gen {
 	const uint8_t *p, *end;
+	bool tame;	/* every value in range: the snapshot must read */
 	FILE *out;
 	int nranks, ncomms;
 	int size[4], group[4][8], remote[4], rgroup[4][2];
@@ -160,13 +161,13 @@ static unsigned pick(struct gen *g, unsigned n)
 /* Now and then (never once the bytes have run out). */
 static bool rare(struct gen *g, unsigned n)
 {
-	return pick(g, n) == n - 1;
+	return pick(g, n) == n - 1 && !g->tame;
 }
 
 /* Mostly in lo..hi, now and then anything near it. */
 static long num(struct gen *g, long lo, long hi)
 {
-	unsigned c = pick(g, 256);
+	unsigned c = g->tame ? 0 : pick(g, 256);
 
 	if (c == 255)
 		return lo - 1 - (long)pick(g, 3);
@@ -232,6 +233,15 @@ static void gen_header(struct gen *g)
 		g->ncomms);
 }
 
+/* The local rank of global rank r in communicator c, or -1. */
+static int local_of(const struct gen *g, int c, int r)
+{
+	for (int i = 0; i < g->size[c]; i++)
+		if (g->group[c][i] == r)
+			return i;
+	return -1;
+}
+
 static void gen_comm(struct gen *g, int c)
 {
 	static const char *const names[] = {
@@ -248,17 +258,25 @@ static void gen_comm(struct gen *g, int c)
 		for (int i = 0; i < size; i++)
 			g->group[0][i] = i;
 	fprintf(g->out, "{\"comm\":%d,\"id\":%d,\"name\":\"%s\",\"size\":%d,"
-			"\"group\":[", c, c * (1 + (int)pick(g, 3)),
+			"\"group\":[", c,
+		g->tame ? 4 * c : c * (1 + (int)pick(g, 3)),
 		c ? one(g, names) : "MPI_COMM_WORLD", size);
 	for (int i = 0; i < size; i++, sep = ",")
 		fprintf(g->out, "%s%d", sep, g->group[c][i]);
 	fputs("]", g->out);
 	g->remote[c] = c && !pick(g, 4) ? 1 + (int)pick(g, 2) : 0;
+	/* Tame: the remote group is ranks outside the local one. */
+	if (g->tame && g->remote[c] > g->nranks - size)
+		g->remote[c] = g->nranks - size;
 	if (g->remote[c]) {
 		fprintf(g->out, ",\"remote_size\":%d,\"remote\":[",
 			g->remote[c]);
 		for (int i = 0, r = (int)pick(g, 8); i < g->remote[c]; i++) {
-			g->rgroup[c][i] = (r + i) % g->nranks;
+			r %= g->nranks;
+			while (g->tame && (local_of(g, c, r) >= 0 ||
+					   (i && g->rgroup[c][0] == r)))
+				r = (r + 1) % g->nranks;
+			g->rgroup[c][i] = r++;
 			fprintf(g->out, "%s%d", i ? "," : "", g->rgroup[c][i]);
 		}
 		fputs("]", g->out);
@@ -276,15 +294,6 @@ static void gen_comm(struct gen *g, int c)
 		fputs("\"", g->out);
 	}
 	fputs("}\n", g->out);
-}
-
-/* The local rank of global rank r in communicator c, or -1. */
-static int local_of(const struct gen *g, int c, int r)
-{
-	for (int i = 0; i < g->size[c]; i++)
-		if (g->group[c][i] == r)
-			return i;
-	return -1;
 }
 
 static void gen_op(struct gen *g, int r)
@@ -445,10 +454,12 @@ static void gen_rank(struct gen *g, int r)
 	fputs("}\n", g->out);
 }
 
-/* A snapshot of the input's choices, as text (malloc'd, *len bytes). */
-static char *generate(const uint8_t *data, size_t size, size_t *len)
+/* A snapshot of the input's choices, as text (malloc'd, *len bytes);
+ * tame: with every value in range. */
+static char *generate(const uint8_t *data, size_t size, bool tame,
+		      size_t *len)
 {
-	struct gen g = { .p = data, .end = data + size };
+	struct gen g = { .p = data, .end = data + size, .tame = tame };
 	char *text = NULL;
 
 	g.out = open_memstream(&text, len);
@@ -485,20 +496,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snap_free(s);
 	}
 	/* The generated snapshot, read once (the round trip in use() reads
-	 * it again): the reader's own cases are the raw input's. */
-	text = generate(data, size, &len);
-	generated++;
-	f = fmemopen(text, len, "r");
-	if (!f)
-		abort();
-	ret = snap_read(f, "generated", &s);
-	fclose(f);
-	if (ret != 0 && ret != -MD_E_INPUT)
-		abort();
-	if (!ret) {
-		use(s);
-		snap_free(s);
+	 * it again): the reader's own cases are the raw input's.  One that
+	 * does not read (a value out of range) is made again with every
+	 * value in range, which must read: so every input reaches the
+	 * analysis and the writers at least once. */
+	for (int tame = 0; tame < 2; tame++) {
+		text = generate(data, size, tame, &len);
+		generated++;
+		f = fmemopen(text, len, "r");
+		if (!f)
+			abort();
+		ret = snap_read(f, tame ? "generated-tame" : "generated", &s);
+		fclose(f);
+		if (ret != 0 && tame)
+			fprintf(stderr, "a tame snapshot that does not read:\n%s",
+				text);
+		free(text);
+		if (ret != 0 && (ret != -MD_E_INPUT || tame))
+			abort();
+		if (!ret) {
+			use(s);
+			snap_free(s);
+			break;
+		}
 	}
-	free(text);
 	return 0;
 }
