@@ -257,6 +257,24 @@ static const char *cycle_comm(const struct anl_result *r,
 	return anl_comm_name(r, r->world);
 }
 
+/* Of the ranks dead parts wait on: 1 all finalized, 0 all exited, -1
+ * both. */
+static int dead_finalized(const struct anl_result *r)
+{
+	int fin = 0, gone = 0;
+
+	for (int i = 0; i < r->ncycles; i++) {
+		const struct anl_cycle *c = &r->cycles[i];
+		int sink = wfg_edge_to(r->g, c->edges[c->nedges - 1]);
+
+		if (r->s->ranks[sink].finalized)
+			fin++;
+		else
+			gone++;
+	}
+	return gone ? (fin ? -1 : 0) : 1;
+}
+
 static const char *part_phrase(const struct anl_result *r)
 {
 	static const char *const single[] = {
@@ -264,14 +282,20 @@ static const char *part_phrase(const struct anl_result *r)
 		"blocked on an exited rank", "blocked on an unread rank",
 		"in a stuck collective",
 	};
+	static const char *const dead[] = {
+		"blocked on exited or finalized ranks",
+		"blocked on exited ranks", "blocked on finalized ranks",
+	};
 	int k = r->cycles[0].kind;
 
 	for (int i = 1; i < r->ncycles; i++)
 		if (r->cycles[i].kind != k)
 			return "deadlocked in several groups";
+	if (r->ncycles == 1 && k == ANL_CK_DEAD && dead_finalized(r) == 1)
+		return "blocked on a finalized rank";
 	if (r->ncycles == 1)
 		return single[k];
-	return k == ANL_CK_DEAD ? "blocked on exited ranks" :
+	return k == ANL_CK_DEAD ? dead[dead_finalized(r) + 1] :
 	       k == ANL_CK_KNOT ? "in several knots" :
 	       k == ANL_CK_STUCK ? "in stuck collectives" : "in several cycles";
 }

@@ -626,7 +626,9 @@ static enum wfg_state classify(struct bctx *b, int rank,
 	const struct snap_rank *sr = &b->s->ranks[rank];
 	struct anl_rank *ar = &b->r->ranks[rank];
 
-	if (sr->state == SNAP_RANK_GONE)
+	/* A finalized rank is as gone for MPI as one that exited: it
+	 * releases nobody, though it runs on. */
+	if (sr->state == SNAP_RANK_GONE || sr->finalized)
 		return WFG_GONE;
 	if (sr->state != SNAP_RANK_COLLECTED) {
 		ar->miss |= ANL_MISS_UNREAD;

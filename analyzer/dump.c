@@ -74,6 +74,8 @@ static void dump_rank_line(const struct snap_rank *r, FILE *out)
 	if (r->collected_on)
 		fprintf(out, ", collected on %s", r->collected_on);
 	fprintf(out, ", progress %s", snap_progress_name(r->progress));
+	if (r->finalized)
+		fputs(", finalized", out);
 	if (r->mpi_call)
 		fprintf(out, ", in %s", r->mpi_call);
 	else if (r->state == SNAP_RANK_COLLECTED)

@@ -98,7 +98,7 @@ static bool finished_peer(const struct snap *s, int peer)
 	if (peer < 0 || peer >= s->nranks)
 		return false;
 	p = &s->ranks[peer];
-	return p->state == SNAP_RANK_GONE ||
+	return p->state == SNAP_RANK_GONE || p->finalized ||
 	       (p->mpi_call && !strcmp(p->mpi_call, "MPI_Finalize"));
 }
 

@@ -338,6 +338,8 @@ static void ranks_arr(jg g, const struct anl_result *r)
 		num(g, "line", sr->call_line);
 		if (sr->stopped_by && sr->state == SNAP_RANK_COLLECTED)
 			str(g, "stopped_by", anl_signal_name(sr->stopped_by));
+		if (sr->finalized)
+			boolean(g, "finalized", true);
 		if (r->ranks[i].miss & ANL_MISS_OUTSIDE)
 			boolean(g, "waits_outside_job", true);
 		threads_arr(g, r, i);

@@ -56,7 +56,8 @@ static void put_rank(const struct anl_result *r, int rank, int comm,
 	if (s)
 		fprintf(out, "%s)", s);
 	if (st == WFG_GONE)
-		fputs(" (exited)", out);
+		fputs(r->s->ranks[rank].finalized ? " (finalized)" : " (exited)",
+		      out);
 	else if (st == WFG_UNKNOWN &&
 		 (r->ranks[rank].miss & ANL_MISS_OUTSIDE))
 		fputs(" (waiting on processes outside the job)", out);
@@ -394,7 +395,8 @@ struct gkey {
 	int role;
 	int what;		/* 0 plain, 1 moving, 2 non-blocking call,
 				 * 3 message in transfer, 4 all finishing,
-				 * 5 in MPI_Init */
+				 * 5 in MPI_Init, 6 computing, 7 waiting
+				 * outside the job, 8 finalized */
 	const char *call, *file, *func, *reason;
 	int line;
 	int stopped_by;		/* hashed as bytes: no implicit padding */
@@ -419,6 +421,8 @@ static struct gkey rank_key(const struct anl_result *r, int i)
 	if (k.role == ANL_ROLE_UNKNOWN &&
 	    (r->ranks[i].miss & ANL_MISS_OUTSIDE))
 		k.what = 7;
+	else if (k.role == ANL_ROLE_GONE && sr->finalized)
+		k.what = 8;	/* alive: where it runs */
 	else if (k.role == ANL_ROLE_GONE || k.role == ANL_ROLE_UNKNOWN) {
 		k.reason = sr->reason;
 		return k;
@@ -599,6 +603,16 @@ static void put_group(const struct anl_result *r, struct group *g, FILE *out)
 		fprintf(out, "  %s %s: %s, %s on processes outside the job "
 			"(spawned or connected), which are not read\n", who,
 			ranks, site, g->rs.count == 1 ? "waits" : "wait");
+		free(site);
+		put_stopped(g, out);
+		return;
+	}
+	if (g->key.what == 8) {
+		site = anl_site(r, g->first);
+		fprintf(out, "  %s %s: finalized (MPI_Finalize returned), now "
+			"%s: %s nothing more\n", who, ranks, site,
+			g->rs.count == 1 ? "it sends and receives"
+					 : "they send and receive");
 		free(site);
 		put_stopped(g, out);
 		return;

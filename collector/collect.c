@@ -263,9 +263,9 @@ static void detach_all(struct col *c)
 /*
  * The newer look fresh read neither stacks nor queues (its reads failed):
  * it takes the older look's stacks, call and what else was read only
- * with them (the thread level, the library's count), and keeps its own
- * "queues not read" with the reason, so the report names both where the
- * rank waits and what is missing.  r gets fresh's (empty) threads, freed
+ * with them (the thread level, whether it finalized, the library's
+ * count), and keeps its own "queues not read" with the reason, so the
+ * report names both where the rank waits and what is missing.  r gets fresh's (empty) threads, freed
  * with it.  A later look is compared with this one: its operations with
  * none (not movement), the rest as read.
  */
@@ -280,6 +280,7 @@ static void keep_older_stacks(struct snap_rank *r, struct snap_rank *fresh)
 	fresh->call_file = r->call_file;
 	fresh->call_line = r->call_line;
 	fresh->thread_level = r->thread_level;
+	fresh->finalized = r->finalized;
 	fresh->has_completions = r->has_completions;
 	fresh->completions = r->completions;
 	r->nthreads = t.nthreads;

@@ -301,6 +301,24 @@ static void read_thread_level(struct col_rank *cr, struct snap_rank *r)
 		}
 }
 
+/*
+ * Has MPI_Finalize returned in the rank?  Open MPI's ompi_mpi_state, an
+ * int32, is OMPI_MPI_STATE_FINALIZE_COMPLETED (5) once it has; with
+ * async_mpi_finalize that happens while other ranks still wait.  A rank
+ * still inside MPI_Finalize is not finalized: its stack shows the call.
+ * MPICH's MPI_Finalize returns only once every rank is in it, so no rank
+ * of an MPICH job is past it while another waits on it.
+ */
+static void read_finalized(struct col_rank *cr, struct snap_rank *r)
+{
+	uint64_t addr;
+	int32_t v;
+
+	if (es_proc_lookup(cr->view, "ompi_mpi_state", &addr) == 0 &&
+	    tgt_read(cr->t, addr, &v, sizeof(v)) == 0)
+		r->finalized = v == 5;
+}
+
 int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 {
 	struct col *c = cr->c;
@@ -319,6 +337,7 @@ int col_read_rank(struct col_rank *cr, struct snap_rank *r)
 	if (rc == 0) {
 		read_completions(cr, r);
 		read_thread_level(cr, r);
+		read_finalized(cr, r);
 	}
 	if (rc == 0) {
 		col_phase(c, COL_PHASE_STACKS, cr->rank);

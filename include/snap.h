@@ -250,6 +250,10 @@ struct snap_rank {
 	/* Below MPI_THREAD_MULTIPLE, no other thread may call MPI while
 	 * one waits in it: a thread outside MPI cannot send. */
 	enum snap_thread_level thread_level;
+	/* MPI_Finalize has returned in the rank (the MPI library's own
+	 * state says so: Open MPI's ompi_mpi_state): alive, but it sends
+	 * and receives nothing any more. */
+	bool finalized;
 	int stopped_by;		/* the signal that held it stopped when it
 				 * was read (SIGSTOP, SIGTSTP: stopped by
 				 * someone else; it runs nothing until

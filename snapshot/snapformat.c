@@ -173,6 +173,7 @@ const struct sj_field snap_rank_fields[] = {
 	SJ_FIELD("stopped_by", SJ_INT, stopped_by, .max = 64),
 	SJ_FIELD("thread_level", SJ_ENUM, thread_level,
 		 .sub = snap_thread_level_names),
+	SJ_FIELD("finalized", SJ_BOOL, finalized),
 	SJ_FIELD("call", SJ_STR, mpi_call),
 	SJ_OBJ("site", site_fields),
 	SJ_CALL("members", members),

@@ -627,7 +627,8 @@ static void run_sample(const char *setup, const char *name)
 	X(ssend, 150) X(wrongtag, 150) X(nosender, 150)                   \
 	X(anysource, 150) X(waitall, 150) X(waitany, 200)                 \
 	X(collmissing, 150) X(collmismatch, 150) X(splitcomm, 200)        \
-	X(partial, 200) X(earlyexit, 150) X(threads, 150)                 \
+	X(partial, 200) X(earlyexit, 150) X(finalizedrun, 150)          \
+	X(threads, 150)                                                   \
 	X(compute, 300) X(exchange, 300) X(commmismatch, 150) X(longcoll, 300) \
 	X(irecvtag, 150) X(persistent, 150) X(mtexchange, 300)            \
 	X(rootmismatch, 150) X(collcount, 150) X(collinterleave, 150)     \

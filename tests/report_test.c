@@ -1029,3 +1029,67 @@ Test(report, spinning_thread_beside_a_polling_one_is_counted_once)
 	free(got);
 	snap_free(s);
 }
+
+/* A rank past MPI_Finalize (async finalize) that computes on: it sends
+ * nothing more, so the ranks receiving from it are deadlocked on it,
+ * as on a rank that exited; the report says it finalized and where it
+ * runs. */
+static struct snap *finalized_runner(void)
+{
+	struct snap *s = sb_new(3);
+
+	sb_recv(s, 0, 2, 0, "fin.c", 17);
+	sb_recv(s, 1, 2, 0, "fin.c", 17);
+	s->ranks[2].finalized = true;
+	s->ranks[2].call_func = snap_str(s, "post_process");
+	s->ranks[2].call_file = snap_str(s, "fin.c");
+	s->ranks[2].call_line = 12;
+	return s;
+}
+
+Test(report, ranks_waiting_on_a_finalized_rank_are_deadlocked)
+{
+	struct snap *s = finalized_runner();
+
+	compare(s, &text, "finalized_peer.txt");
+	compare(s, &json, "finalized_peer.json");
+	snap_free(s);
+}
+
+/* One rank exited, another finalized, each waited on: the headline
+ * names both. */
+Test(report, exited_and_finalized_peers_are_both_named)
+{
+	struct snap *s = sb_new(4);
+	char *out;
+
+	sb_state(s, 0, SNAP_RANK_GONE, "exited before collection");
+	sb_recv(s, 1, 0, 0, "fin.c", 17);
+	s->ranks[2].finalized = true;
+	sb_recv(s, 3, 2, 0, "fin.c", 17);
+	out = render(s, &text);
+	cr_expect(!strncmp(out, "DEADLOCK: 2 of 4 ranks are blocked on exited "
+			   "or finalized ranks", 60), "%s", out);
+	free(out);
+	snap_free(s);
+}
+
+/* Nobody waits on the finalized rank: no deadlock, and the rank is
+ * still named as finalized. */
+Test(report, a_finalized_rank_nobody_waits_on_is_no_deadlock)
+{
+	struct snap *s = sb_new(2);
+	struct anl_result *r;
+	char *out;
+
+	s->ranks[0].finalized = true;
+	s->ranks[1].call_func = snap_str(s, "compute");
+	r = anl_analyze(s);
+	cr_expect_eq(anl_verdict(r), ANL_NO_DEADLOCK);
+	anl_result_free(r);
+	out = render(s, &text);
+	cr_expect(strstr(out, "  rank 0: finalized (MPI_Finalize returned)"),
+		  "%s", out);
+	free(out);
+	snap_free(s);
+}

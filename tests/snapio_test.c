@@ -45,6 +45,7 @@ static struct snap *sample(void)
 	r->state = SNAP_RANK_COLLECTED;
 	r->progress = SNAP_PROGRESS_CHANGED;
 	r->thread_level = SNAP_TL_FUNNELED;
+	r->finalized = true;
 	r->mpi_call = snap_str(s, "MPI_Waitall");
 	r->call_func = snap_str(s, "main");
 	r->call_file = snap_str(s, "a.c");
@@ -174,6 +175,7 @@ static void assert_rank_eq(const struct snap_rank *a, const struct snap_rank *b)
 	assert_str_eq_null(a->reason, b->reason);
 	cr_assert_eq(a->progress, b->progress);
 	cr_assert_eq(a->thread_level, b->thread_level);
+	cr_assert_eq(a->finalized, b->finalized);
 	assert_str_eq_null(a->mpi_call, b->mpi_call);
 	assert_str_eq_null(a->call_func, b->call_func);
 	assert_str_eq_null(a->call_file, b->call_file);
