@@ -420,6 +420,8 @@ static void gen_rank(struct gen *g, int r)
 	if (!pick(g, 3))
 		fprintf(g->out, ",\"thread_level\":\"%s\"",
 			one(g, snap_thread_level_names));
+	if (!pick(g, 8))
+		fputs(",\"finalized\":true", g->out);
 	if (pick(g, 4))
 		fprintf(g->out, ",\"call\":\"%s\",\"site\":{\"func\":\"main\","
 				"\"file\":\"a.c\",\"line\":%d}",
