@@ -98,16 +98,21 @@ static const char *libmpi_of(const struct es_view *v)
 	return NULL;
 }
 
-/* The DLL the rank names in MPIR_dll_name, or --dll. */
-static char *dll_path_of(struct col_rank *cr)
+/* The DLL the rank names in MPIR_dll_name, or --dll; NULL with *err 0
+ * when it names none, with *err the read's error when its name could
+ * not be read. */
+static char *dll_path_of(struct col_rank *cr, int *err)
 {
 	uint64_t addr;
 	char *path = NULL;
 
+	*err = 0;
 	if (cr->c->o->dll)
 		return xstrdup(cr->c->o->dll);
-	if (es_proc_lookup(cr->view, "MPIR_dll_name", &addr) < 0 ||
-	    tgt_read_str(cr->t, addr, 4096, &path) < 0)
+	if (es_proc_lookup(cr->view, "MPIR_dll_name", &addr) < 0)
+		return NULL;
+	*err = tgt_read_str(cr->t, addr, 4096, &path);
+	if (*err < 0)
 		return NULL;
 	if (!path[0]) {
 		free(path);
@@ -198,7 +203,19 @@ static int read_queues(struct col_rank *cr, struct snap_rank *r)
 		no_queues(c, r, "libmpi is not loaded in this process");
 		return 0;
 	}
-	path = dll_path_of(cr);
+	path = dll_path_of(cr, &rc);
+	if (rc == -MD_E_GONE)
+		return rc;
+	if (rc < 0) {
+		/* The name is there, its memory is not: not the library's
+		 * fault, and --dll would not help. */
+		char *why = xasprintf("its memory could not be read "
+				      "(MPIR_dll_name: %s)", md_strerror(rc));
+
+		no_queues(c, r, why);
+		free(why);
+		return 0;
+	}
 	if (!path) {
 		enum mh_impl impl = impl_of_libmpi(libmpi);
 
@@ -366,6 +383,7 @@ void col_prepare(struct col *c, int rank)
 	const char *maps, *libmpi;
 	struct col_dll *d;
 	char *path;
+	int err;
 
 	if (col_target(c, pid, false, &cr.t) < 0)
 		return;
@@ -375,7 +393,7 @@ void col_prepare(struct col *c, int rank)
 	if (maps && es_view_from_maps(c->syms, maps, tgt_exe(cr.t),
 				      &cr.view) == 0) {
 		libmpi = libmpi_of(cr.view);
-		path = libmpi ? dll_path_of(&cr) : NULL;
+		path = libmpi ? dll_path_of(&cr, &err) : NULL;
 		if (path) {
 			d = dll_get(c, path);
 			if (d->dll)

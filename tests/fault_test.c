@@ -123,13 +123,15 @@ static char settled_state(pid_t pid, char want)
 	return st;
 }
 
-/* The snapshot says what it could not read of the victim. */
+/* The snapshot says what it could not read of the victim, and does not
+ * blame Open MPI, which names its DLL, for a read that failed. */
 static bool names_what_was_not_read(const struct snap_rank *r)
 {
 	if (r->state != SNAP_RANK_COLLECTED)
 		return r->reason && *r->reason;
 	return r->queues == SNAP_QUEUES_NONE && r->queues_reason &&
-	       *r->queues_reason;
+	       *r->queues_reason &&
+	       !strstr(r->queues_reason, "names no message-queue DLL");
 }
 
 static bool gone(char st)
