@@ -308,25 +308,6 @@ int anl_track_coll_comm(const struct snap_rank *sr)
 	return t->comm;
 }
 
-/* Union-find over ranks, plus one node per communicator and one for
- * "unknown communicator". */
-static int uf_find(int *up, int x)
-{
-	while (up[x] != x) {
-		up[x] = up[up[x]];
-		x = up[x];
-	}
-	return x;
-}
-
-static void uf_join(int *up, int a, int b)
-{
-	a = uf_find(up, a);
-	b = uf_find(up, b);
-	if (a != b)
-		up[a > b ? a : b] = a < b ? a : b;
-}
-
 enum { D_CALL = 1, D_ROOT = 2, D_COUNT = 4, D_TYPE = 8, D_OP = 16,
        D_COMM = 32 };
 
@@ -402,6 +383,13 @@ static void add_rank(struct anl_coll_group *g, int rank)
 	g->ranks[g->nranks++] = rank;
 }
 
+static void free_one(struct anl_disagree *d)
+{
+	for (int g = 0; g < d->ngroups; g++)
+		free(d->groups[g].ranks);
+	free(d->groups);
+}
+
 /* The groups of one set of ranks that should meet, if they disagree. */
 static bool split(const struct anl_result *r, const int *members, int n,
 		  const struct snap_track_rec *const *cur,
@@ -430,42 +418,62 @@ static bool split(const struct anl_result *r, const int *members, int n,
 					    d->groups[b].rec);
 	if (d->differ)
 		return true;
-	for (int g = 0; g < d->ngroups; g++)
-		free(d->groups[g].ranks);
-	free(d->groups);
+	free_one(d);
 	return false;
 }
 
-/* Link each stuck rank to the communicators it must meet on. */
-static void link_comms(const struct anl_result *r,
-		       const struct snap_track_rec *const *cur, int *up)
+/* The communicator rank i's collective is on, -1 if not known (or its
+ * group not read). */
+static int coll_comm(const struct anl_result *r,
+		     const struct snap_track_rec *const *cur, int i)
 {
-	int nr = r->nranks, unknown = nr + r->s->ncomms;
-	bool *done = xcalloc((size_t)r->s->ncomms + 1, sizeof(bool));
+	int c = cur[i]->comm >= 0 ? cur[i]->comm
+		: is_world(r, cur[i]) ? r->world : -1;
 
-	for (int i = 0; i < nr; i++) {
-		int c;
+	return c >= 0 && r->s->comms[c].group ? c : -1;
+}
 
-		if (!cur[i])
-			continue;
-		c = cur[i]->comm >= 0 ? cur[i]->comm
-		    : is_world(r, cur[i]) ? r->world : -1;
-		if (c < 0 || !r->s->comms[c].group) {
-			uf_join(up, i, unknown);
-			continue;
-		}
-		uf_join(up, i, nr + c);
-		if (done[c])
-			continue;
-		done[c] = true;
-		for (int m = 0; m < r->s->comms[c].size; m++) {
-			int g = r->s->comms[c].group[m];
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
 
-			if (g >= 0 && g < nr && cur[g])
-				uf_join(up, g, nr + c);
-		}
+	return (x > y) - (x < y);
+}
+
+/* The members of communicator c in a collective (cur), sorted. */
+static int comm_set(const struct anl_result *r,
+		    const struct snap_track_rec *const *cur, int c, int *out)
+{
+	const struct snap_comm *sc = &r->s->comms[c];
+	int n = 0;
+
+	for (int m = 0; m < sc->size; m++) {
+		int g = sc->group[m];
+
+		if (g >= 0 && g < r->nranks && cur[g])
+			out[n++] = g;
 	}
-	free(done);
+	qsort(out, (size_t)n, sizeof(*out), cmp_int);
+	/* A group lists each rank once (the reader checks). */
+	return n;
+}
+
+/* Do the ranks of members in a collective on c disagree among
+ * themselves? */
+static bool home_differs(const struct anl_result *r,
+			 const struct snap_track_rec *const *cur,
+			 const int *members, int n, int c, int *home)
+{
+	struct anl_disagree d;
+	int nh = 0;
+
+	for (int k = 0; k < n; k++)
+		if (coll_comm(r, cur, members[k]) == c)
+			home[nh++] = members[k];
+	if (nh < 2 || !split(r, home, nh, cur, &d))
+		return false;
+	free_one(&d);
+	return true;
 }
 
 /* A collective where stuck ranks are: its communicator and number. */
@@ -530,18 +538,60 @@ static void went_past(const struct anl_result *r,
 	free(at);
 }
 
+/* The sets told so far, to tell each once. */
+struct told {
+	int n;
+	int **ranks, *count;
+};
+
+static bool told(const struct told *t, const int *members, int nm)
+{
+	for (int i = 0; i < t->n; i++)
+		if (t->count[i] == nm &&
+		    !memcmp(t->ranks[i], members, (size_t)nm * sizeof(int)))
+			return true;
+	return false;
+}
+
+static void add_disagree(struct anl_disagree **v, int *n,
+			 const struct anl_disagree *d, struct told *t,
+			 const int *members, int nm)
+{
+	*v = xrealloc(*v, (size_t)(*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = *d;
+	t->ranks = xrealloc(t->ranks, (size_t)(t->n + 1) * sizeof(int *));
+	t->count = xrealloc(t->count, (size_t)(t->n + 1) * sizeof(int));
+	t->ranks[t->n] = xmalloc((size_t)nm * sizeof(int));
+	memcpy(t->ranks[t->n], members, (size_t)nm * sizeof(int));
+	t->count[t->n++] = nm;
+}
+
+/*
+ * Each communicator some rank is in a collective on is one set: its
+ * members, wherever they are (a member in a collective on another
+ * communicator went past this one, or has not come yet).  A set is told
+ * when its ranks on the communicator disagree among themselves, or when
+ * a member is on another communicator whose own ranks agree (the two
+ * communicators must meet in one order: interleaved collectives); a
+ * member elsewhere whose communicator disagrees within is told there,
+ * not again on every communicator it is a member of.  Equal sets are
+ * told once.  A rank whose communicator is not known may meet any
+ * other: then all are one set.
+ */
 int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 {
-	int nr = r->nranks, nn = nr + r->s->ncomms + 1, n = 0, nm;
+	int nr = r->nranks, nc = r->s->ncomms, n = 0, nm;
 	const struct snap_track_rec **cur = xcalloc((size_t)nr + 1,
 						    sizeof(*cur));
-	int *up = xmalloc((size_t)nn * sizeof(int));
 	int *members = xmalloc(((size_t)nr + 1) * sizeof(int));
-	bool *seen = xcalloc((size_t)nn, sizeof(bool));
+	int *home = xmalloc(((size_t)nr + 1) * sizeof(int));
+	/* Per communicator: 1 ranks in a collective on it, 2 they
+	 * disagree among themselves; then 4 told. */
+	uint8_t *cs = xcalloc((size_t)nc + 1, 1);
 	struct anl_disagree *v = NULL, d;
+	struct told t = { 0 };
+	bool unknown = false;
 
-	for (int i = 0; i < nn; i++)
-		up[i] = i;
 	/* Also ranks that are all in one collective (not a wait-for
 	 * deadlock) but did not move: arguments that disagree say why. */
 	for (int i = 0; i < nr; i++)
@@ -552,33 +602,54 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 		      r->s->ranks[i].progress == SNAP_PROGRESS_STABLE)))
 			cur[i] = current_coll(r, i);
 	went_past(r, cur);
-	link_comms(r, cur, up);
-	/* A rank whose communicator is not known may meet any other. */
-	for (int i = 0; i < nr; i++)
-		if (cur[i] && uf_find(up, i) == uf_find(up, nn - 1)) {
-			for (int j = 0; j < nr; j++)
-				if (cur[j])
-					uf_join(up, j, nn - 1);
-			break;
-		}
 	for (int i = 0; i < nr; i++) {
-		int root;
+		int c;
 
-		if (!cur[i] || seen[root = uf_find(up, i)])
+		if (!cur[i])
 			continue;
-		seen[root] = true;
-		nm = 0;
-		for (int j = i; j < nr; j++)
-			if (cur[j] && uf_find(up, j) == root)
-				members[nm++] = j;
-		if (nm > 1 && split(r, members, nm, cur, &d)) {
-			v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
-			v[n++] = d;
-		}
+		c = coll_comm(r, cur, i);
+		if (c < 0)
+			unknown = true;
+		else
+			cs[c] |= 1;
 	}
-	free(seen);
+	if (unknown) {
+		nm = 0;
+		for (int i = 0; i < nr; i++)
+			if (cur[i])
+				members[nm++] = i;
+		if (nm > 1 && split(r, members, nm, cur, &d))
+			add_disagree(&v, &n, &d, &t, members, nm);
+		goto done;
+	}
+	for (int c = 0; c < nc; c++)
+		if (cs[c] && (nm = comm_set(r, cur, c, members)) > 1 &&
+		    home_differs(r, cur, members, nm, c, home))
+			cs[c] |= 2;
+	for (int c = 0; c < nc; c++) {
+		bool tell;
+
+		if (!cs[c] || (nm = comm_set(r, cur, c, members)) < 2)
+			continue;
+		tell = cs[c] & 2;
+		for (int k = 0; !tell && k < nm; k++) {
+			int b = coll_comm(r, cur, members[k]);
+
+			tell = b != c && !(cs[b] & 2);
+		}
+		if (!tell || told(&t, members, nm) ||
+		    !split(r, members, nm, cur, &d))
+			continue;
+		add_disagree(&v, &n, &d, &t, members, nm);
+	}
+done:
+	for (int i = 0; i < t.n; i++)
+		free(t.ranks[i]);
+	free(t.ranks);
+	free(t.count);
+	free(cs);
+	free(home);
 	free(members);
-	free(up);
 	free(cur);
 	*out = v;
 	return n;
@@ -586,11 +657,8 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 
 void anl_disagree_free(struct anl_disagree *v, int n)
 {
-	for (int i = 0; i < n; i++) {
-		for (int g = 0; g < v[i].ngroups; g++)
-			free(v[i].groups[g].ranks);
-		free(v[i].groups);
-	}
+	for (int i = 0; i < n; i++)
+		free_one(&v[i]);
 	free(v);
 }
 

@@ -562,3 +562,40 @@ Test(trackreport, counts_that_may_differ_are_no_disagreement)
 		snap_free(s);
 	}
 }
+
+/* In a sub-communicator {0,2,4} ranks 0 and 4 disagree on MPI_Scatter's
+ * root; rank 2 went past it to MPI_Barrier on MPI_COMM_WORLD, where
+ * ranks 1, 3 and 5 (not members of the sub-communicator) wait too.  The
+ * disagreement is told once, with the sub-communicator's members only:
+ * world's waiting ranks agree among themselves, and the ranks missing
+ * from its barrier are in the collective told above. */
+Test(trackreport, disagreement_in_a_sub_communicator_lists_its_members_only)
+{
+	struct snap *s = sb_new(6);
+	int g[] = { 0, 2, 4 }, sub = sb_comm(s, 3, "even", 3, g);
+	char *out, *at;
+
+	for (int i = 0; i < 6; i++) {
+		bool even = i % 2 == 0 && i != 2;
+		struct snap_track_rec *t;
+
+		s->ranks[i].progress = SNAP_PROGRESS_STABLE;
+		sb_call(s, i, even ? "MPI_Scatter" : "MPI_Barrier", "s.c",
+			even ? 15 : 18);
+		t = rec(s, i, SNAP_TRACK_COLL,
+			even ? "MPI_Scatter" : "MPI_Barrier", "s.c",
+			even ? 15 : 18);
+		t->comm = even ? sub : 0;
+		if (even)
+			t->peer = i == 4 ? 1 : 0;
+	}
+	out = render(s, ANL_FORMAT_TEXT);
+	at = strstr(out, "collectives that disagree:\n");
+	cr_assert_not_null(at, "%s", out);
+	cr_expect(!strncmp(at + 27, "  rank 0 called MPI_Scatter with root 0 "
+			   "at s.c:15, rank 2 called MPI_Barrier at s.c:18, "
+			   "rank 4 called MPI_Scatter with root 1 at s.c:15\n"
+			   "\n", 137), "%s", out);
+	free(out);
+	snap_free(s);
+}
