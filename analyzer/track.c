@@ -4,8 +4,10 @@
  * how the members of a stuck collective disagree.  Without records
  * (a job started without the library) both lists are empty.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <uthash.h>
 
 #include "anl_int.h"
 #include "calls.h"
@@ -538,32 +540,71 @@ static void went_past(const struct anl_result *r,
 	free(at);
 }
 
-/* The sets told so far, to tell each once. */
-struct told {
+/* The sets told so far, by a hash of their ranks, to tell each once
+ * (communicators of one group: a duplicate and its original). */
+struct told_set {
+	uint64_t key;
 	int n;
-	int **ranks, *count;
+	int *ranks;
+	struct told_set *same;	/* another set of the same key */
+	UT_hash_handle hh;
 };
 
-static bool told(const struct told *t, const int *members, int nm)
+static uint64_t set_key(const int *members, int nm)
 {
-	for (int i = 0; i < t->n; i++)
-		if (t->count[i] == nm &&
-		    !memcmp(t->ranks[i], members, (size_t)nm * sizeof(int)))
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (int k = 0; k < nm; k++) {
+		h ^= (uint32_t)members[k];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Was the set told?  If not, it is now. */
+static bool told(struct told_set **table, const int *members, int nm)
+{
+	uint64_t key = set_key(members, nm);
+	struct told_set *t, *first;
+
+	HASH_FIND(hh, *table, &key, sizeof(key), first);
+	for (t = first; t; t = t->same)
+		if (t->n == nm &&
+		    !memcmp(t->ranks, members, (size_t)nm * sizeof(int)))
 			return true;
+	t = xcalloc(1, sizeof(*t));
+	t->key = key;
+	t->n = nm;
+	t->ranks = xmalloc((size_t)nm * sizeof(int));
+	memcpy(t->ranks, members, (size_t)nm * sizeof(int));
+	if (first) {
+		t->same = first->same;
+		first->same = t;
+	} else {
+		HASH_ADD(hh, *table, key, sizeof(key), t);
+	}
 	return false;
 }
 
+static void told_free(struct told_set *table)
+{
+	struct told_set *t, *tmp, *n;
+
+	HASH_ITER(hh, table, t, tmp) {
+		HASH_DEL(table, t);
+		for (; t; t = n) {
+			n = t->same;
+			free(t->ranks);
+			free(t);
+		}
+	}
+}
+
 static void add_disagree(struct anl_disagree **v, int *n,
-			 const struct anl_disagree *d, struct told *t,
-			 const int *members, int nm)
+			 const struct anl_disagree *d)
 {
 	*v = xrealloc(*v, (size_t)(*n + 1) * sizeof(**v));
 	(*v)[(*n)++] = *d;
-	t->ranks = xrealloc(t->ranks, (size_t)(t->n + 1) * sizeof(int *));
-	t->count = xrealloc(t->count, (size_t)(t->n + 1) * sizeof(int));
-	t->ranks[t->n] = xmalloc((size_t)nm * sizeof(int));
-	memcpy(t->ranks[t->n], members, (size_t)nm * sizeof(int));
-	t->count[t->n++] = nm;
 }
 
 /*
@@ -589,7 +630,7 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 	 * disagree among themselves; then 4 told. */
 	uint8_t *cs = xcalloc((size_t)nc + 1, 1);
 	struct anl_disagree *v = NULL, d;
-	struct told t = { 0 };
+	struct told_set *sets = NULL;
 	bool unknown = false;
 
 	/* Also ranks that are all in one collective (not a wait-for
@@ -619,7 +660,7 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 			if (cur[i])
 				members[nm++] = i;
 		if (nm > 1 && split(r, members, nm, cur, &d))
-			add_disagree(&v, &n, &d, &t, members, nm);
+			add_disagree(&v, &n, &d);
 		goto done;
 	}
 	for (int c = 0; c < nc; c++)
@@ -637,16 +678,13 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 
 			tell = b != c && !(cs[b] & 2);
 		}
-		if (!tell || told(&t, members, nm) ||
+		if (!tell || told(&sets, members, nm) ||
 		    !split(r, members, nm, cur, &d))
 			continue;
-		add_disagree(&v, &n, &d, &t, members, nm);
+		add_disagree(&v, &n, &d);
 	}
 done:
-	for (int i = 0; i < t.n; i++)
-		free(t.ranks[i]);
-	free(t.ranks);
-	free(t.count);
+	told_free(sets);
 	free(cs);
 	free(home);
 	free(members);
