@@ -216,11 +216,25 @@ int sj_parse_line(struct snapread *r)
 	 * second value's). */
 	if (st == yajl_status_ok && !r->depth)
 		st = yajl_complete_parse(r->h);
+	if (st == yajl_status_ok && (r->depth || !r->values))
+		return sj_fail_at(r, (long)r->len + 1,
+				  "the line ends inside a JSON value: truncated");
+	/* A second value cut at the end of the line (`{...}"x`) gave no
+	 * callback: yajl holds its start, and would read it on into the
+	 * next line.  (After a container r->prev is where it ended; a
+	 * scalar ends at the line's end.) */
+	if (st == yajl_status_ok && r->nodes[0].type >= SJV_ARR) {
+		size_t i = r->prev;
+
+		while (i < r->len && strchr(" \t\r\n", r->line[i]) &&
+		       r->line[i])
+			i++;
+		if (i < r->len)
+			return sj_fail_at(r, (long)i + 1,
+					  "a second JSON value on the line");
+	}
 	if (st == yajl_status_ok)
-		return r->depth || !r->values
-			       ? sj_fail_at(r, (long)r->len + 1,
-					    "the line ends inside a JSON value: truncated")
-			       : 0;
+		return 0;
 	if (r->cancel)
 		return sj_fail(r, &(struct sj_node){ .at = r->prev }, "%s",
 			       r->cancel);

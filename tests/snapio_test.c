@@ -620,6 +620,15 @@ static struct bad_case bad_cases[] = {
 	  "{\"rank\":5}\n"
 	  "",
 	  "mpi-deadlock: t.jsonl:4:2: \"rank\" 5 is out of range (0..1)\n" },
+	/* A second value cut at the end of its line: yajl held its start
+	 * and went on reading it into the next line (the fuzzer's parallel
+	 * read found the error at another line). */
+	{ "cutsecond",
+	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
+	  "{\"comm\":0,\"id\":0,\"name\":\"MPI_COMM_WORLD\",\"size\":2,\"group\":[0,1]}\n"
+	  "{\"rank\":0}\"x\n"
+	  "{\"rank\":1}\n",
+	  "mpi-deadlock: t.jsonl:3:11: a second JSON value on the line\n" },
 	{ "second",
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
 	  "{\"format\":\"mpi-deadlock-snapshot\",\"version\":1,\"nranks\":2,\"ncomms\":1}\n"
