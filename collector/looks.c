@@ -12,13 +12,17 @@
 #include "md.h"
 #include "mpicall.h"
 
-static bool same_op(const struct snap_op *a, const struct snap_op *b)
+/* reposted: a receive posted again (a new request, the same peer, tag
+ * and size) counts as the same. */
+static bool same_op(const struct snap_op *a, const struct snap_op *b,
+		    bool reposted)
 {
 	return a->kind == b->kind && a->status == b->status &&
 	       a->comm == b->comm && a->peer_local == b->peer_local &&
 	       a->tag == b->tag && a->length == b->length &&
-	       a->request == b->request && a->sequence == b->sequence &&
-	       a->actual_length == b->actual_length;
+	       a->actual_length == b->actual_length &&
+	       ((a->request == b->request && a->sequence == b->sequence) ||
+		(reposted && a->kind == SNAP_OP_RECV));
 }
 
 /* An MPI_Iprobe or MPI_Improbe the rank was stopped in (ob1q_probe.c):
@@ -30,7 +34,8 @@ static bool transient(const struct snap_op *op)
 				!strcmp(op->req_type, "improbe"));
 }
 
-static bool same_ops(const struct snap_rank *a, const struct snap_rank *b)
+static bool same_ops(const struct snap_rank *a, const struct snap_rank *b,
+		     bool reposted)
 {
 	int i = 0, j = 0;
 
@@ -41,7 +46,7 @@ static bool same_ops(const struct snap_rank *a, const struct snap_rank *b)
 			j++;
 		if (i == a->nops || j == b->nops)
 			return i == a->nops && j == b->nops;
-		if (!same_op(&a->ops[i++], &b->ops[j++]))
+		if (!same_op(&a->ops[i++], &b->ops[j++], reposted))
 			return false;
 	}
 }
@@ -97,12 +102,14 @@ static bool has_frame(const struct snap_thread *th,
 	return true;
 }
 
-/* Is out (a look outside MPI) in the polling loop of in? */
+/* Is out (a look outside MPI, or in a call that does not block: the
+ * loop's MPI_Wtime, MPI_Irecv or MPI_Cancel) in the polling loop of in? */
 static bool in_loop(const struct snap_rank *in, const struct snap_rank *out)
 {
 	const struct snap_thread *p = poll_thread(in);
 
-	if (!p || out->mpi_call)
+	if (!p || (out->mpi_call &&
+		   md_call_class(out->mpi_call) != MD_CALL_NONBLOCKING))
 		return false;
 	for (int t = 0; t < out->nthreads; t++)
 		if (!out->threads[t].progress_thread &&
@@ -120,12 +127,18 @@ static const struct snap_track_rec *poll_rec(const struct snap_rank *r)
 	return NULL;
 }
 
-/* No thread of r is in MPI (a call lk_poll_site gave r does not count). */
+/* No thread of r is in an MPI call that can block (a call lk_poll_site
+ * gave r does not count; the loop's MPI_Wtime or MPI_Irecv does not
+ * hold it). */
 static bool outside(const struct snap_rank *r)
 {
-	for (int t = 0; t < r->nthreads; t++)
-		if (!r->threads[t].progress_thread && r->threads[t].mpi_call)
+	for (int t = 0; t < r->nthreads; t++) {
+		const struct snap_thread *th = &r->threads[t];
+
+		if (!th->progress_thread && th->mpi_call &&
+		    md_call_class(th->mpi_call) != MD_CALL_NONBLOCKING)
 			return false;
+	}
 	return true;
 }
 
@@ -176,6 +189,19 @@ void lk_poll_site(struct snap_rank *r)
 	r->call_func = p->func;
 	r->call_file = p->file;
 	r->call_line = p->line;
+	/* A thread of the loop caught in its MPI_Wtime or MPI_Irecv polls
+	 * as well: it is in the loop's polling call, not free to send. */
+	for (int t = 0; t < r->nthreads; t++) {
+		struct snap_thread *th = &r->threads[t];
+
+		if (!th->progress_thread && th->mpi_call &&
+		    md_call_class(th->mpi_call) == MD_CALL_NONBLOCKING)
+			for (int f = 0; f < th->nframes; f++)
+				if (same_str(th->frames[f].func, p->func)) {
+					th->mpi_call = p->call;
+					break;
+				}
+	}
 }
 
 void lk_keep_probes(struct snap_rank *cur, const struct snap_rank *old)
@@ -207,6 +233,19 @@ bool lk_probe_unseen(const struct snap_rank *r)
 	return true;
 }
 
+/* The looks differ only in receives posted again (a loop of MPI_Irecv,
+ * MPI_Test for a while, MPI_Cancel), and the library's count says no
+ * message moved in between: the rank went round its loop, nothing
+ * arrived.  Without the count, a receive that completed and was posted
+ * again for the next message cannot be told from it: that is movement. */
+static bool reposted_only(const struct snap_rank *old,
+			  const struct snap_rank *cur)
+{
+	return old->has_completions && cur->has_completions &&
+	       old->completions == cur->completions &&
+	       same_ops(old, cur, true);
+}
+
 /* What moved between the looks whatever the stacks say, for lk_compare
  * and lk_why. */
 enum moved { MOVED_NOTHING, MOVED_OPS, MOVED_COLL, MOVED_COUNT };
@@ -218,7 +257,8 @@ static enum moved moved(const struct snap_rank *old,
 	 * (its memory reads failed) shows none: that is no movement, and
 	 * the other look's are compared with nothing (was: such a look
 	 * "moved", and a deadlocked rank read as going on). */
-	if (old->queues == cur->queues && !same_ops(old, cur))
+	if (old->queues == cur->queues && !same_ops(old, cur, false) &&
+	    !reposted_only(old, cur))
 		return MOVED_OPS;
 	/* A rank that called another collective between the looks moved,
 	 * though a long collective repeated at one site shows the same

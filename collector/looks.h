@@ -22,7 +22,8 @@ enum lk_same {
 	LK_POLL_NEW,
 	/*
 	 * A polling loop that sleeps (or computes) between its tests, seen
-	 * by libmdtrack.so: both looks outside MPI with the same pending
+	 * by libmdtrack.so: both looks outside MPI (or in a call that does
+	 * not block, the loop's MPI_Wtime) with the same pending
 	 * requests (at least one), the count of polling calls moved in
 	 * between, and the function that made the last one is on the
 	 * newer look's stack.  Stable; lk_poll_site gives its call.
@@ -54,7 +55,9 @@ enum lk_same lk_compare(const struct snap_rank *old,
 
 /*
  * For LK_POLL_SLEEP: the newer look r takes the last polling call as its
- * call and that call's line as its site (r's threads stay as read).
+ * call and that call's line as its site; a thread of the loop caught in
+ * a call that does not block (its MPI_Wtime) takes the polling call, its
+ * frames stay as read.
  */
 void lk_poll_site(struct snap_rank *r);
 

@@ -638,7 +638,8 @@ static void run_sample(const char *setup, const char *name)
 	X(mtreuse, 150) X(iprobespin, 150) X(copyout, 150)               \
 	X(helperpost, 150)                                                \
 	X(intercomm, 150) X(intercommslow, 300)          \
-	X(sleeppoll, 150) X(irecvdone, 150) X(waitsome, 150)
+	X(sleeppoll, 150) X(irecvdone, 150) X(waitsome, 150)            \
+	X(retryloop, 150)
 
 #define E2E_TESTS(name, secs)                                             \
 	Test(e2e_debian, name, .timeout = secs, .fini = e2e_fini)         \
