@@ -286,17 +286,20 @@ static const char *part_phrase(const struct anl_result *r)
 		"blocked on exited or finalized ranks",
 		"blocked on exited ranks", "blocked on finalized ranks",
 	};
-	int k = r->cycles[0].kind;
+	int k = r->cycles[0].kind, fin;
 
 	for (int i = 1; i < r->ncycles; i++)
 		if (r->cycles[i].kind != k)
 			return "deadlocked in several groups";
-	if (r->ncycles == 1 && k == ANL_CK_DEAD && dead_finalized(r) == 1)
-		return "blocked on a finalized rank";
+	if (k == ANL_CK_DEAD) {
+		fin = dead_finalized(r);
+		if (r->ncycles > 1)
+			return dead[fin + 1];
+		return fin == 1 ? "blocked on a finalized rank" : single[k];
+	}
 	if (r->ncycles == 1)
 		return single[k];
-	return k == ANL_CK_DEAD ? dead[dead_finalized(r) + 1] :
-	       k == ANL_CK_KNOT ? "in several knots" :
+	return k == ANL_CK_KNOT ? "in several knots" :
 	       k == ANL_CK_STUCK ? "in stuck collectives" : "in several cycles";
 }
 

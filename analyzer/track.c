@@ -460,19 +460,15 @@ static int comm_set(const struct anl_result *r,
 	return n;
 }
 
-/* Do the ranks of members in a collective on c disagree among
- * themselves? */
+/* Do the ranks in a collective on one communicator (home, n of them)
+ * disagree among themselves? */
 static bool home_differs(const struct anl_result *r,
 			 const struct snap_track_rec *const *cur,
-			 const int *members, int n, int c, int *home)
+			 const int *home, int n)
 {
 	struct anl_disagree d;
-	int nh = 0;
 
-	for (int k = 0; k < n; k++)
-		if (coll_comm(r, cur, members[k]) == c)
-			home[nh++] = members[k];
-	if (nh < 2 || !split(r, home, nh, cur, &d))
+	if (n < 2 || !split(r, home, n, cur, &d))
 		return false;
 	free_one(&d);
 	return true;
@@ -625,10 +621,11 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 	const struct snap_track_rec **cur = xcalloc((size_t)nr + 1,
 						    sizeof(*cur));
 	int *members = xmalloc(((size_t)nr + 1) * sizeof(int));
+	/* The ranks in a collective on communicator c, in rank order:
+	 * home[at[c] .. at[c + 1]); differs[c]: they disagree. */
 	int *home = xmalloc(((size_t)nr + 1) * sizeof(int));
-	/* Per communicator: 1 ranks in a collective on it, 2 they
-	 * disagree among themselves; then 4 told. */
-	uint8_t *cs = xcalloc((size_t)nc + 1, 1);
+	int *at = xcalloc((size_t)nc + 2, sizeof(int));
+	bool *differs = xcalloc((size_t)nc + 1, sizeof(bool));
 	struct anl_disagree *v = NULL, d;
 	struct told_set *sets = NULL;
 	bool unknown = false;
@@ -652,7 +649,7 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 		if (c < 0)
 			unknown = true;
 		else
-			cs[c] |= 1;
+			at[c + 2]++;
 	}
 	if (unknown) {
 		nm = 0;
@@ -663,20 +660,26 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 			add_disagree(&v, &n, &d);
 		goto done;
 	}
+	/* Counts to offsets (at[c + 1] is where c's ranks go), then the
+	 * ranks in, which leaves at[c] where they start. */
 	for (int c = 0; c < nc; c++)
-		if (cs[c] && (nm = comm_set(r, cur, c, members)) > 1 &&
-		    home_differs(r, cur, members, nm, c, home))
-			cs[c] |= 2;
+		at[c + 2] += at[c + 1];
+	for (int i = 0; i < nr; i++)
+		if (cur[i])
+			home[at[coll_comm(r, cur, i) + 1]++] = i;
+	for (int c = 0; c < nc; c++)
+		differs[c] = home_differs(r, cur, home + at[c],
+					  at[c + 1] - at[c]);
 	for (int c = 0; c < nc; c++) {
-		bool tell;
+		bool tell = differs[c];
 
-		if (!cs[c] || (nm = comm_set(r, cur, c, members)) < 2)
+		if (at[c + 1] == at[c] ||
+		    (nm = comm_set(r, cur, c, members)) < 2)
 			continue;
-		tell = cs[c] & 2;
 		for (int k = 0; !tell && k < nm; k++) {
 			int b = coll_comm(r, cur, members[k]);
 
-			tell = b != c && !(cs[b] & 2);
+			tell = b != c && !differs[b];
 		}
 		if (!tell || told(&sets, members, nm) ||
 		    !split(r, members, nm, cur, &d))
@@ -685,7 +688,8 @@ int anl_disagreements(const struct anl_result *r, struct anl_disagree **out)
 	}
 done:
 	told_free(sets);
-	free(cs);
+	free(differs);
+	free(at);
 	free(home);
 	free(members);
 	free(cur);
