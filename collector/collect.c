@@ -265,9 +265,9 @@ static void detach_all(struct col *c)
  * it takes the older look's stacks, call and what else was read only
  * with them (the thread level, whether it finalized, the library's
  * count), and keeps its own "queues not read" with the reason, so the
- * report names both where the rank waits and what is missing.  r gets fresh's (empty) threads, freed
- * with it.  A later look is compared with this one: its operations with
- * none (not movement), the rest as read.
+ * report names both where the rank waits and what is missing.  r gets
+ * fresh's (empty) threads, freed with it.  A later look is compared with
+ * this one: its operations with none (not movement), the rest as read.
  */
 static void keep_older_stacks(struct snap_rank *r, struct snap_rank *fresh)
 {

@@ -69,6 +69,22 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* An MPI call that can hold the thread (not NULL, not one that returns
+ * at once: a polling loop's MPI_Wtime, MPI_Irecv, MPI_Cancel). */
+static bool can_block(const char *call)
+{
+	return call && md_call_class(call) != MD_CALL_NONBLOCKING;
+}
+
+/* Is func on the stack of thread th? */
+static bool has_func(const struct snap_thread *th, const char *func)
+{
+	for (int f = 0; f < th->nframes; f++)
+		if (same_str(th->frames[f].func, func))
+			return true;
+	return false;
+}
+
 /* The thread of r in its polling call with a user frame; NULL if r is
  * not in a polling call. */
 static const struct snap_thread *poll_thread(const struct snap_rank *r)
@@ -108,8 +124,7 @@ static bool in_loop(const struct snap_rank *in, const struct snap_rank *out)
 {
 	const struct snap_thread *p = poll_thread(in);
 
-	if (!p || (out->mpi_call &&
-		   md_call_class(out->mpi_call) != MD_CALL_NONBLOCKING))
+	if (!p || can_block(out->mpi_call))
 		return false;
 	for (int t = 0; t < out->nthreads; t++)
 		if (!out->threads[t].progress_thread &&
@@ -132,13 +147,10 @@ static const struct snap_track_rec *poll_rec(const struct snap_rank *r)
  * hold it). */
 static bool outside(const struct snap_rank *r)
 {
-	for (int t = 0; t < r->nthreads; t++) {
-		const struct snap_thread *th = &r->threads[t];
-
-		if (!th->progress_thread && th->mpi_call &&
-		    md_call_class(th->mpi_call) != MD_CALL_NONBLOCKING)
+	for (int t = 0; t < r->nthreads; t++)
+		if (!r->threads[t].progress_thread &&
+		    can_block(r->threads[t].mpi_call))
 			return false;
-	}
 	return true;
 }
 
@@ -154,13 +166,10 @@ static bool pending(const struct snap_rank *r)
 /* Is func on the stack of one of r's threads? */
 static bool on_stack(const struct snap_rank *r, const char *func)
 {
-	for (int t = 0; t < r->nthreads; t++) {
-		const struct snap_thread *th = &r->threads[t];
-
-		for (int f = 0; !th->progress_thread && f < th->nframes; f++)
-			if (same_str(th->frames[f].func, func))
-				return true;
-	}
+	for (int t = 0; t < r->nthreads; t++)
+		if (!r->threads[t].progress_thread &&
+		    has_func(&r->threads[t], func))
+			return true;
 	return false;
 }
 
@@ -195,12 +204,8 @@ void lk_poll_site(struct snap_rank *r)
 		struct snap_thread *th = &r->threads[t];
 
 		if (!th->progress_thread && th->mpi_call &&
-		    md_call_class(th->mpi_call) == MD_CALL_NONBLOCKING)
-			for (int f = 0; f < th->nframes; f++)
-				if (same_str(th->frames[f].func, p->func)) {
-					th->mpi_call = p->call;
-					break;
-				}
+		    !can_block(th->mpi_call) && has_func(th, p->func))
+			th->mpi_call = p->call;
 	}
 }
 
